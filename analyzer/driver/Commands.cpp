@@ -1,0 +1,350 @@
+//===- Commands.cpp - Analyzer subcommands --------------------------------===//
+
+#include "Commands.h"
+
+#include "Analyze.h"
+#include "CompileDb.h"
+#include "Output.h"
+#include "ProcessPool.h"
+
+#include "pkb/Ingest.h"
+#include "pkb/ModelJson.h"
+
+#ifdef PKB_HAVE_ANALYZER
+#include "pkb/Checker.h"
+#include "pkb/Frontend.h"
+#include <z3.h>
+#endif
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <unistd.h>
+
+namespace pkb {
+
+std::string versionText() {
+  std::string S = fmt::format("pkbcheck {}\n", PKB_VERSION);
+#ifdef PKB_HAVE_ANALYZER
+  unsigned Major = 0, Minor = 0, Build = 0, Rev = 0;
+  Z3_get_version(&Major, &Minor, &Build, &Rev);
+  S += fmt::format("LLVM/Clang {}\nZ3 {}.{}.{}\n", clangVersion(), Major,
+                   Minor, Build);
+#else
+  S += "LLVM/Clang: analyzer not built\nZ3: analyzer not built\n";
+#endif
+#ifdef PKB_HAVE_RUNTIME
+  S += "runtime: built (CUDA + NCCL)\n";
+#else
+  S += "runtime: not built\n";
+#endif
+  return S;
+}
+
+bool parseWorldSizes(const std::string &Spec, std::vector<unsigned> &Out,
+                     std::string &Error) {
+  Out.clear();
+  auto ParseNum = [&](const std::string &T, unsigned &V) {
+    if (T.empty() || T.size() > 5 ||
+        T.find_first_not_of("0123456789") != std::string::npos)
+      return false;
+    V = static_cast<unsigned>(std::stoul(T));
+    return V >= 1 && V <= 1024;
+  };
+  size_t Pos = 0;
+  while (Pos <= Spec.size()) {
+    size_t Comma = Spec.find(',', Pos);
+    std::string Item =
+        Spec.substr(Pos, Comma == std::string::npos ? std::string::npos
+                                                    : Comma - Pos);
+    size_t Dash = Item.find('-');
+    unsigned Lo = 0, Hi = 0;
+    bool Ok = Dash == std::string::npos
+                  ? ParseNum(Item, Lo) && (Hi = Lo, true)
+                  : ParseNum(Item.substr(0, Dash), Lo) &&
+                        ParseNum(Item.substr(Dash + 1), Hi) && Lo <= Hi;
+    if (!Ok) {
+      Error = "invalid world size '" + Item +
+              "' (expected N, N,M,... or N-M with 1 <= N <= 1024)";
+      return false;
+    }
+    for (unsigned W = Lo; W <= Hi; ++W)
+      Out.push_back(W);
+    if (Comma == std::string::npos)
+      break;
+    Pos = Comma + 1;
+  }
+  return true;
+}
+
+namespace {
+
+struct CheckArgs {
+  std::vector<std::string> Paths;
+  std::string Format = "text";
+  std::string OutFile;
+  std::string WorldSize = "2-8";
+  std::string CudaPath;
+  bool Shims = false;
+  std::string CompileDbDir;
+  std::vector<std::string> ExtraArgs;
+  unsigned Jobs = 1;
+  double Timeout = 120;
+  unsigned MaxMemory = 8192;
+  std::string Checks;
+  std::string Topology = "h200x2-nvlink";
+  unsigned SolverTimeoutMs = 2000;
+  bool Progress = false;
+  bool InProcess = false;
+};
+
+void addCommonOptions(CLI::App *C, CheckArgs &A) {
+  C->add_option("--cuda-path", A.CudaPath,
+                "CUDA toolkit root (default: $CUDA_PATH, $CUDA_HOME, "
+                "/usr/local/cuda, else bundled shim headers)");
+  C->add_flag("--shims", A.Shims,
+              "Use the bundled CUDA/PyTorch shim headers even if a toolkit "
+              "is installed");
+  C->add_option("-p,--build-path", A.CompileDbDir,
+                "Build directory holding compile_commands.json");
+  C->add_option("--extra-arg", A.ExtraArgs,
+                "Extra compiler argument for every file (repeatable)");
+}
+
+/// Prints a one-line progress bar on stderr.
+class ProgressBar {
+public:
+  explicit ProgressBar(size_t Total) : Total(Total) {}
+  void update(size_t Done, size_t Errors, size_t Failed) {
+    const int Width = 30;
+    int Filled = Total ? static_cast<int>(Width * Done / Total) : Width;
+    std::cerr << "\r[" << std::string(Filled, '#')
+              << std::string(Width - Filled, ' ') << "] " << Done << "/"
+              << Total << " files, " << Errors << " with errors, " << Failed
+              << " not analyzed" << std::flush;
+  }
+  void finish() { std::cerr << "\n"; }
+
+private:
+  size_t Total;
+};
+
+int runCheck(CheckArgs &A) {
+  std::vector<unsigned> WorldSizes;
+  std::string Error;
+  if (!parseWorldSizes(A.WorldSize, WorldSizes, Error)) {
+    std::cerr << "pkbcheck: error: " << Error << "\n";
+    return 2;
+  }
+  if (A.Format != "text" && A.Format != "json" && A.Format != "sarif") {
+    std::cerr << "pkbcheck: error: unknown --format '" << A.Format
+              << "' (text, json, sarif)\n";
+    return 2;
+  }
+#ifndef PKB_HAVE_ANALYZER
+  std::cerr << "pkbcheck: error: this build has no analyzer: LLVM/Clang >= "
+               "19 and Z3 were not found when it was configured\n";
+  return 2;
+#else
+  AnalyzeOptions Opts;
+  Opts.CudaPath = A.CudaPath;
+  Opts.ForceShims = A.Shims;
+  Opts.ExtraArgs = A.ExtraArgs;
+  Opts.WorldSizes = WorldSizes;
+  Opts.Checks = A.Checks;
+  Opts.Topology = A.Topology;
+  Opts.SolverTimeoutMs = A.SolverTimeoutMs;
+  Topology T;
+  if (!resolveTopology(A.Topology, T, Error)) {
+    std::cerr << "pkbcheck: error: " << Error << "\n";
+    return 2;
+  }
+  std::vector<Diagnostic> PreDiags;
+  if (!A.CompileDbDir.empty()) {
+    auto Db = CompileDb::load(A.CompileDbDir, PreDiags);
+    if (!Db) {
+      for (const Diagnostic &D : PreDiags)
+        std::cerr << fmt::format("{}:{}: error: {}\n", D.Loc.File, D.Loc.Line,
+                                 D.Message);
+      return 2;
+    }
+    Opts.Db = std::make_shared<const CompileDb>(std::move(*Db));
+  }
+  std::vector<std::string> Files = expandInputs(A.Paths, PreDiags);
+
+  std::ofstream FileOut;
+  std::ostream *OS = &std::cout;
+  if (!A.OutFile.empty()) {
+    FileOut.open(A.OutFile);
+    if (!FileOut) {
+      std::cerr << "pkbcheck: error: cannot write '" << A.OutFile << "'\n";
+      return 2;
+    }
+    OS = &FileOut;
+  }
+  std::vector<CheckInfo> Rules;
+  for (const auto &C : allCheckers())
+    Rules.push_back(C->info());
+  bool Color = A.OutFile.empty() && A.Format == "text" && ::isatty(1);
+  auto Writer = makeWriter(A.Format, *OS, Rules, Color);
+  auto Start = std::chrono::steady_clock::now();
+  RunSummary S;
+  Writer->begin();
+  if (!PreDiags.empty()) {
+    FileReport Pre;
+    Pre.Path = "<inputs>";
+    Pre.Diags = PreDiags;
+    for (const Diagnostic &D : PreDiags)
+      if (D.Sev == Severity::Error) {
+        ++S.InputErrors;
+        S.FailedFiles.push_back(D.Loc.File);
+      }
+    Writer->file(Pre);
+  }
+  bool ShowProgress = A.Progress && ::isatty(2) && Files.size() > 1;
+  ProgressBar Bar(Files.size());
+  auto OnDone = [&](size_t, FileReport R) {
+    ++S.Files;
+    if (R.hasErrorFinding())
+      ++S.FilesWithErrors;
+    if (R.hasInputError()) {
+      ++S.InputErrors;
+      S.FailedFiles.push_back(R.Path);
+    }
+    for (const Finding &F : R.Findings)
+      (F.Sev == Severity::Error     ? S.Errors
+       : F.Sev == Severity::Warning ? S.Warnings
+                                    : S.Notes)++;
+    Writer->file(R);
+    if (ShowProgress)
+      Bar.update(S.Files, S.FilesWithErrors, S.InputErrors);
+  };
+  auto Work = [&](const std::string &Path) { return analyzeFile(Path, Opts); };
+  if (A.InProcess) {
+    for (size_t I = 0; I < Files.size(); ++I)
+      OnDone(I, Work(Files[I]));
+  } else {
+    PoolOptions PO;
+    PO.Jobs = A.Jobs;
+    PO.TimeoutSeconds = A.Timeout;
+    PO.MaxMemoryMiB = A.MaxMemory;
+    runInChildren(Files, PO, Work, OnDone);
+  }
+  if (ShowProgress)
+    Bar.finish();
+  S.Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                            Start)
+                  .count();
+  Writer->end(S);
+  if (!A.OutFile.empty() && A.Format != "text")
+    std::cerr << fmt::format("pkbcheck: {} file(s), {} error(s), {} "
+                             "warning(s), {} input error(s); report in {}\n",
+                             S.Files, S.Errors, S.Warnings, S.InputErrors,
+                             A.OutFile);
+  if (S.InputErrors)
+    return 2;
+  return S.Errors ? 1 : 0;
+#endif
+}
+
+int runDump(CheckArgs &A, const std::string &File) {
+#ifndef PKB_HAVE_ANALYZER
+  (void)A;
+  (void)File;
+  std::cerr << "pkbcheck: error: this build has no analyzer\n";
+  return 2;
+#else
+  AnalyzeOptions Opts;
+  Opts.CudaPath = A.CudaPath;
+  Opts.ForceShims = A.Shims;
+  Opts.ExtraArgs = A.ExtraArgs;
+  std::vector<Diagnostic> Diags;
+  if (!A.CompileDbDir.empty()) {
+    auto Db = CompileDb::load(A.CompileDbDir, Diags);
+    if (Db)
+      Opts.Db = std::make_shared<const CompileDb>(std::move(*Db));
+  }
+  ModuleModel M = dumpModel(File, Opts, Diags);
+  nlohmann::json J = toJson(M);
+  nlohmann::json D = nlohmann::json::array();
+  bool Failed = false;
+  for (const Diagnostic &X : Diags) {
+    D.push_back(toJson(X));
+    Failed |= X.Sev == Severity::Error;
+  }
+  J["diagnostics"] = D;
+  std::cout << J.dump(2) << "\n";
+  return Failed && M.Kernels.empty() ? 2 : 0;
+#endif
+}
+
+} // namespace
+
+void addAnalyzerCommands(CLI::App &App, int &ExitCode) {
+  auto A = std::make_shared<CheckArgs>();
+  CLI::App *Check = App.add_subcommand(
+      "check", "Analyze CUDA (.cu .cuh .cpp .cc .h .hpp) and "
+               "ParallelKernelBench Python (.py) files and directories");
+  Check->add_option("paths", A->Paths, "Files and directories (recursive)")
+      ->required();
+  Check->add_option("--format", A->Format, "text, json or sarif")
+      ->capture_default_str();
+  Check->add_option("-o,--output", A->OutFile,
+                    "Write the report to FILE (streamed as files finish)");
+  Check->add_option("--world-size", A->WorldSize,
+                    "World sizes to check: N, N,M,... or N-M")
+      ->capture_default_str();
+  addCommonOptions(Check, *A);
+  Check->add_option("-j,--jobs", A->Jobs, "Files analyzed in parallel")
+      ->check(CLI::Range(1u, 256u))
+      ->capture_default_str();
+  Check->add_option("--timeout", A->Timeout,
+                    "Wall-clock seconds per file (0 = none)")
+      ->check(CLI::Range(0.0, 86400.0))
+      ->capture_default_str();
+  Check->add_option("--max-memory", A->MaxMemory,
+                    "Address-space limit per file in MiB (0 = none)")
+      ->capture_default_str();
+  Check->add_option("--checks", A->Checks,
+                    "Comma-separated globs of check IDs; -ID disables "
+                    "(e.g. 'ORD-*,-ORD-004')");
+  Check->add_option("--topology", A->Topology,
+                    "Target: h200x2-nvlink, h100x8-nvswitch, h200x8-nvswitch, "
+                    "generic, or a topology JSON file")
+      ->capture_default_str();
+  Check->add_option("--solver-timeout", A->SolverTimeoutMs,
+                    "Milliseconds per solver query; past it: unknown")
+      ->capture_default_str();
+  Check->add_flag("--progress", A->Progress,
+                  "Show a progress bar on a terminal");
+  Check->add_flag("--in-process", A->InProcess,
+                  "Analyze in this process (debugging; no crash isolation)");
+  Check->callback([A, &ExitCode] { ExitCode = runCheck(*A); });
+
+  auto File = std::make_shared<std::string>();
+  CLI::App *Dump = App.add_subcommand(
+      "dump", "Print the kernel model of FILE as JSON "
+              "(schema: docs/model-schema.md)");
+  Dump->add_option("file", *File, "Input file")->required();
+  addCommonOptions(Dump, *A);
+  Dump->callback([A, File, &ExitCode] { ExitCode = runDump(*A, *File); });
+
+  CLI::App *Checks =
+      App.add_subcommand("checks", "List the checkers with their IDs");
+  Checks->callback([&ExitCode] {
+#ifdef PKB_HAVE_ANALYZER
+    for (const auto &C : allCheckers())
+      std::cout << fmt::format("{:<9} {:<40} {}\n", C->info().Id,
+                               C->info().Name, C->info().Summary);
+    ExitCode = 0;
+#else
+    std::cerr << "pkbcheck: error: this build has no analyzer\n";
+    ExitCode = 2;
+#endif
+  });
+}
+
+} // namespace pkb

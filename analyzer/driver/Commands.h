@@ -1,0 +1,27 @@
+//===- Commands.h - Analyzer subcommands ------------------------*- C++ -*-===//
+#ifndef PKB_DRIVER_COMMANDS_H
+#define PKB_DRIVER_COMMANDS_H
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+namespace pkb {
+
+/// Adds `check`, `dump` and `checks` to \p App. Their callbacks store the
+/// process exit status in \p ExitCode (0 clean, 1 error findings, 2 usage or
+/// input error).
+void addAnalyzerCommands(CLI::App &App, int &ExitCode);
+
+/// Multi-line version text: pkbcheck, LLVM/Clang and Z3 (or "not built").
+std::string versionText();
+
+/// Parses a --world-size value: "4", "2,4,8" or "2-8" (ranks count, each
+/// in 1..1024). Returns false and sets \p Error on malformed input.
+bool parseWorldSizes(const std::string &Spec, std::vector<unsigned> &Out,
+                     std::string &Error);
+
+} // namespace pkb
+
+#endif // PKB_DRIVER_COMMANDS_H

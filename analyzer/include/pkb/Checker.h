@@ -1,0 +1,78 @@
+//===- pkb/Checker.h - Checker interface and registry -----------*- C++ -*-===//
+//
+// A checker inspects a ModuleModel and reports Findings. Each checker lives
+// in its own file under checkers/, has a fixed ID (e.g. "ORD-001") and is
+// documented in docs/checkers.md.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PKB_CHECKER_H
+#define PKB_CHECKER_H
+
+#include "pkb/Diagnostic.h"
+#include "pkb/Model.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace pkb {
+
+/// The target topology (see docs/checkers.md, TOPO-001).
+struct Topology {
+  std::string Name = "h200x2-nvlink";
+  unsigned Gpus = 2;
+  bool Multicast = false;
+};
+
+/// Resolves a --topology argument: a built-in name ("h200x2-nvlink": 2 GPUs,
+/// NVLink, no multicast; "h100x8-nvswitch": 8 GPUs, NVSwitch with NVLS
+/// multicast; "h200x8-nvswitch" likewise; "generic": 8 GPUs, no multicast) or
+/// the path of a JSON file {"name": str, "gpus": int, "multicast": bool}
+/// (docs/checkers.md, "Topology files"). On failure returns false and sets
+/// \p Error to a message with the file and line.
+bool resolveTopology(const std::string &Spec, Topology &Out,
+                     std::string &Error);
+
+/// Options shared by all checkers.
+struct CheckOptions {
+  /// World sizes to check; each checker reports the smallest W that fails.
+  std::vector<unsigned> WorldSizes = {2, 3, 4, 5, 6, 7, 8};
+  /// Time limit of one solver query, in milliseconds. Past it the query is
+  /// "unknown" and reported as a solver-unknown note, never a pass.
+  unsigned SolverTimeoutMs = 2000;
+  Topology Target;
+};
+
+/// Static description of a checker for --list-checks, SARIF rules and docs.
+struct CheckInfo {
+  std::string Id;
+  std::string Name;        ///< short, e.g. "missing-release-before-signal"
+  std::string Summary;     ///< one sentence
+  std::string HelpUri;     ///< docs/checkers.md anchor
+};
+
+/// Base class of all checkers.
+class Checker {
+public:
+  virtual ~Checker() = default;
+  virtual const CheckInfo &info() const = 0;
+  /// Appends findings for \p M to \p Out and tool notes (e.g. solver
+  /// timeouts) to \p Diags.
+  virtual void check(const ModuleModel &M, const CheckOptions &Opts,
+                     std::vector<Finding> &Out,
+                     std::vector<Diagnostic> &Diags) const = 0;
+};
+
+/// Every checker, in ID order. Defined in checkers/Registry.cpp, which
+/// lists each checker's factory explicitly (no static registration, so that
+/// static linking never drops a checker).
+const std::vector<std::unique_ptr<Checker>> &allCheckers();
+
+/// True if \p Id is enabled by \p Globs: a comma-separated list of glob
+/// patterns ("ORD-*", "BAR-00?") where a leading '-' disables. Later entries
+/// win; with no positive pattern everything starts enabled.
+bool isCheckEnabled(const std::string &Id, const std::string &Globs);
+
+} // namespace pkb
+
+#endif // PKB_CHECKER_H

@@ -1,0 +1,59 @@
+//===- pkb/Diagnostic.h - Findings and tool diagnostics ---------*- C++ -*-===//
+//
+// A Finding is what a checker reports about a kernel; a Diagnostic is what
+// the tool itself reports about an input (unreadable file, parse error, a
+// missing include, a timeout). Both carry a file and line.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PKB_DIAGNOSTIC_H
+#define PKB_DIAGNOSTIC_H
+
+#include "pkb/Model.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace pkb {
+
+/// Severity. Error = proved under the model (or tool failure for inputs);
+/// Warning = possible; Note = informational.
+enum class Severity { Note, Warning, Error };
+
+const char *toString(Severity S);
+
+/// One event a finding points at, with its role in the bug ("write",
+/// "signal", "wait", "read", "fence", ...).
+struct RelatedEvent {
+  std::string Role;
+  SourceLoc Loc;
+  std::string Text;
+};
+
+/// A checker result. `Witness` holds the concrete values Z3 produced
+/// (e.g. {"W":"4","r1":"0","r2":"3","tid1":"5","idx":"1024"}).
+struct Finding {
+  std::string CheckId; ///< e.g. "ORD-001"
+  Severity Sev = Severity::Warning;
+  std::string Kernel;
+  SourceLoc Loc; ///< Primary location.
+  std::string Message;
+  std::string FixHint;
+  std::vector<RelatedEvent> Related;
+  std::map<std::string, std::string> Witness;
+};
+
+/// A tool diagnostic about an input (not a checker finding). Code is a stable
+/// identifier: "input-unreadable", "input-binary", "input-empty",
+/// "input-too-large", "no-cuda", "parse-error", "missing-include",
+/// "frontend-crash", "timeout", "solver-unknown", "note".
+struct Diagnostic {
+  std::string Code;
+  Severity Sev = Severity::Error;
+  SourceLoc Loc;
+  std::string Message;
+};
+
+} // namespace pkb
+
+#endif // PKB_DIAGNOSTIC_H

@@ -1,0 +1,56 @@
+//===- pkb/Frontend.h - CUDA front end (Clang LibTooling) -------*- C++ -*-===//
+//
+// Parses one CUDA unit for the device side (sm_90, --cuda-device-only) and
+// builds the kernel model of every __global__ function it defines.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PKB_FRONTEND_H
+#define PKB_FRONTEND_H
+
+#include "pkb/Diagnostic.h"
+#include "pkb/Ingest.h"
+#include "pkb/Model.h"
+
+#include <string>
+#include <vector>
+
+namespace pkb {
+
+/// Options that decide how a unit is compiled.
+struct FrontendOptions {
+  /// CUDA toolkit root. Empty: search --cuda-path, $CUDA_PATH, $CUDA_HOME,
+  /// /usr/local/cuda; if none is usable, use the bundled shim headers.
+  std::string CudaPath;
+  /// Force the bundled shims even if a toolkit is found.
+  bool ForceShims = false;
+  /// Extra compiler arguments (e.g. from compile_commands.json: -I, -D).
+  std::vector<std::string> ExtraArgs;
+  /// Maximum depth of __device__ call inlining.
+  unsigned InlineDepth = 8;
+  /// GPU architecture passed as --cuda-gpu-arch.
+  std::string GpuArch = "sm_90a";
+};
+
+/// The model and diagnostics of one unit. Locations are already mapped back
+/// to the user's original file through the unit's SourceMap.
+struct FrontendResult {
+  ModuleModel Module;
+  std::vector<Diagnostic> Diags;
+  bool Parsed = false; ///< False if nothing usable came out of the parse.
+};
+
+/// Parses \p Unit and extracts kernel models. Never throws; parse errors
+/// become Diagnostics. Must only be called in a process that can afford to
+/// crash (the driver runs it inside a crash-recovery context or a child).
+FrontendResult buildModels(const CudaUnit &Unit, const FrontendOptions &Opts);
+
+/// Directory of the bundled shim headers (compiled in, overridable with
+/// $PKBCHECK_SHIM_DIR).
+std::string shimDirectory();
+
+/// Clang and LLVM version strings, e.g. "19.1.7".
+std::string clangVersion();
+
+} // namespace pkb
+
+#endif // PKB_FRONTEND_H

@@ -1,0 +1,305 @@
+//===- pkb/Model.h - The kernel model consumed by checkers ------*- C++ -*-===//
+//
+// The kernel model is the contract between the CUDA front end (which builds
+// it from a Clang AST) and the checkers (which query it, mostly through Z3).
+// It is deliberately free of Clang types so that checkers and tests can build
+// models by hand and so that `pkbcheck dump` can serialize it as JSON (schema:
+// docs/model-schema.md).
+//
+// One KernelModel describes one `__global__` function (or one template
+// instantiation of it) with all reachable `__device__` calls inlined to a
+// bounded depth. Its body is an ordered, path-conditioned event list: events
+// appear in program order; each carries the conjunction of branch conditions
+// under which it executes (Guard) and the loops that enclose it (Loops).
+//
+//===----------------------------------------------------------------------===//
+#ifndef PKB_MODEL_H
+#define PKB_MODEL_H
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pkb {
+
+/// A position in a user's file: 1-based line and column. For CUDA embedded in
+/// a Python file this is the position in the `.py` file, not in the extracted
+/// CUDA text.
+struct SourceLoc {
+  std::string File;
+  unsigned Line = 0;
+  unsigned Col = 0;
+
+  bool isValid() const { return Line != 0; }
+};
+
+//===----------------------------------------------------------------------===//
+// Symbolic integer expressions over the execution coordinates.
+//===----------------------------------------------------------------------===//
+
+/// Operators of a symbolic expression. Arithmetic is on mathematical integers
+/// (checkers add range constraints); comparisons and logic yield 0/1.
+enum class ExprOp {
+  Const,  ///< Integer literal (Value).
+  Var,    ///< Named variable (Name); see the Var naming convention below.
+  Opaque, ///< An expression the front end cannot model (Name = source text).
+  Add,
+  Sub,
+  Mul,
+  Div, ///< Truncating division (C semantics).
+  Rem, ///< C remainder.
+  Shl,
+  Shr,
+  And,
+  Or,
+  Xor,
+  Min,
+  Max,
+  Neg,
+  Not,    ///< Bitwise not.
+  LNot,   ///< Logical not.
+  LAnd,
+  LOr,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Select, ///< Ops[0] ? Ops[1] : Ops[2].
+};
+
+/// An immutable symbolic expression tree, shared by pointer.
+///
+/// Var naming convention (checkers rely on these exact names):
+///   "tid.x|y|z", "bid.x|y|z", "bdim.x|y|z", "gdim.x|y|z"  launch coordinates;
+///   "lane" (threadIdx.x % 32 spelled as %laneid);
+///   "rank", "world_size"   the executing rank and W, whenever the front end
+///                          identifies them (parameter roles, ABI fields);
+///   "param:NAME"           any other scalar kernel parameter;
+///   "loop:ID"              the induction variable of loop ID (see Loop);
+///   "local:NAME@LINE"      a local whose value the front end cannot express;
+///   "epoch"/"call"         reserved for cross-call reasoning.
+struct Expr;
+using ExprRef = std::shared_ptr<const Expr>;
+
+struct Expr {
+  ExprOp Op = ExprOp::Const;
+  int64_t Value = 0;
+  std::string Name;
+  std::vector<ExprRef> Ops;
+
+  static ExprRef constant(int64_t V);
+  static ExprRef var(std::string Name);
+  static ExprRef opaque(std::string Text);
+  static ExprRef unary(ExprOp Op, ExprRef A);
+  static ExprRef binary(ExprOp Op, ExprRef A, ExprRef B);
+  static ExprRef select(ExprRef C, ExprRef T, ExprRef F);
+
+  /// Renders the expression in C-like syntax, e.g. "(rank + 1) % world_size".
+  std::string str() const;
+  /// True if any Var named \p VarName occurs in the tree.
+  bool mentions(const std::string &VarName) const;
+  /// True if any Opaque node occurs in the tree.
+  bool hasOpaque() const;
+};
+
+//===----------------------------------------------------------------------===//
+// Parameters and roles.
+//===----------------------------------------------------------------------===//
+
+/// What a kernel parameter (or a field reached through it) is used for.
+enum class ParamRole {
+  Unknown,
+  LocalBuffer,    ///< Pointer into this rank's global memory.
+  PeerTable,      ///< Table of W peer pointers/addresses indexed by a rank.
+  SignalPad,      ///< This rank's signal pad (flags that peers write).
+  SignalPadTable, ///< Table of W peer signal-pad pointers.
+  Rank,           ///< Scalar holding this rank's index.
+  WorldSize,      ///< Scalar holding W.
+  ElementCount,   ///< Scalar element count (N, numel, bytes).
+  Context,        ///< Pointer/struct of the pkbcheck candidate ABI context.
+  Scalar,         ///< Any other scalar.
+  Multicast,      ///< NVLink multicast (multimem) address.
+};
+
+/// One kernel parameter (or one ABI-context field flattened as "ctx.field").
+struct Param {
+  std::string Name;
+  std::string Type; ///< Spelled type as Clang prints it.
+  ParamRole Role = ParamRole::Unknown;
+  unsigned ElemBytes = 0; ///< Pointee element size for buffers, 0 if unknown.
+  std::string Why;        ///< Short reason for the inferred role.
+  SourceLoc Loc;
+};
+
+//===----------------------------------------------------------------------===//
+// Events.
+//===----------------------------------------------------------------------===//
+
+/// Memory-model scope of a fence or atomic (PTX ISA, "Scope").
+enum class Scope { None, CTA, Cluster, GPU, System };
+
+/// Memory-model semantics of an access (PTX ISA, "Memory Consistency Model":
+/// weak = plain, volatile ~ relaxed.sys for ld/st, morally strong ops).
+enum class MemOrder {
+  Plain,    ///< weak (non-atomic, non-volatile) access
+  Volatile, ///< ld.volatile / st.volatile / C `volatile`
+  Relaxed,
+  Acquire,
+  Release,
+  AcqRel,
+  SeqCst,
+};
+
+/// Where an address points.
+enum class AddrSpace {
+  Unknown,
+  Global, ///< This rank's global memory.
+  Peer,   ///< Another rank's memory reached through a peer table / mapping.
+  Shared, ///< CTA shared memory.
+  Local,  ///< Thread-local (stack) memory.
+  Multicast,
+};
+
+/// Kinds of events in a kernel body.
+enum class EventKind {
+  Load,
+  Store,
+  Atomic,    ///< Read-modify-write returning a value (atom.*, atomicX).
+  Reduction, ///< Read-modify-write without result (red.*).
+  Fence,     ///< __threadfence*, fence.*, atomic_thread_fence, membar.
+  Barrier,   ///< __syncthreads, bar.sync, barrier.sync, __syncwarp, cg sync.
+  SpinWait,  ///< Loop whose exit condition depends on a memory load.
+  Return,    ///< Early return/exit from the kernel (guarded).
+  Call,      ///< Call the front end did not inline (depth bound, no body).
+  Opaque,    ///< Inline PTX or construct the model cannot express.
+  BulkCopy,  ///< cp.async.bulk*, memcpy-like engine operation.
+};
+
+/// Barrier granularity for EventKind::Barrier.
+enum class BarrierKind { None, Warp, Block, Cluster, Grid, Named };
+
+/// An address: Base[Peer][Index] in units of ElemBytes.
+///   Base   : parameter name, shared-memory variable, or "ctx.FIELD";
+///   Peer   : rank expression when the pointer came from a peer table;
+///   Index  : element index expression, null if unknown;
+///   ByteOffset : extra byte offset (from casts / char arithmetic), may be null.
+struct Address {
+  std::string Base;
+  ExprRef Peer;
+  ExprRef Index;
+  ExprRef ByteOffset;
+  AddrSpace Space = AddrSpace::Unknown;
+};
+
+/// A loop enclosing events. Induction variable is "loop:ID" in expressions.
+struct Loop {
+  unsigned Id = 0;
+  std::string InductionVar; ///< Source name, for messages.
+  ExprRef Init;             ///< First value, null if unknown.
+  ExprRef Bound;            ///< Exclusive upper (or lower) bound, or null.
+  ExprRef Step;             ///< Increment per iteration, null if unknown.
+  bool Ascending = true;
+  int ParentId = -1;
+  SourceLoc Loc;
+};
+
+/// One event of the kernel body.
+struct Event {
+  EventKind Kind = EventKind::Opaque;
+  SourceLoc Loc;
+
+  // Memory events (Load/Store/Atomic/Reduction/BulkCopy, and the polled load
+  // of a SpinWait).
+  Address Addr;
+  unsigned Width = 0; ///< Access width in bytes (vector accesses: full width).
+  MemOrder Order = MemOrder::Plain;
+  Scope Scp = Scope::None;
+  std::string AtomicOp; ///< "add","cas","exch","or","max",... for RMWs.
+  ExprRef Value;        ///< Stored/operand value when expressible.
+
+  // Barriers.
+  BarrierKind Barrier = BarrierKind::None;
+
+  // SpinWait: the loop exits when `ExitCond` (over "polled") holds; Value is
+  // the compared-against expression when the condition is `polled OP Value`.
+  ExprRef ExitCond;
+  std::string CompareOp; ///< "==", "!=", ">=", "<", ... or "" if complex.
+
+  /// Inline PTX instruction text or other detail for messages.
+  std::string Text;
+
+  /// Conjunction of conditions under which the event executes. Each entry is
+  /// an expression that must be non-zero.
+  std::vector<ExprRef> Guard;
+  /// Enclosing loops, outermost first (Loop::Id values).
+  std::vector<unsigned> Loops;
+  /// Names of the inlined call chain that led here, outermost first.
+  std::vector<std::string> InlinedFrom;
+};
+
+/// A launch site seen in host code of the same translation unit.
+struct LaunchSite {
+  std::string Kernel;
+  ExprRef GridX, GridY, GridZ, BlockX, BlockY, BlockZ;
+  bool Cooperative = false; ///< cudaLaunchCooperativeKernel / cg launch.
+  SourceLoc Loc;
+};
+
+/// The model of one `__global__` function (or instantiation).
+struct KernelModel {
+  std::string Name;         ///< Qualified name, with template args if any.
+  SourceLoc Loc;
+  std::vector<Param> Params;
+  std::vector<Loop> Loops;
+  std::vector<Event> Events;
+  /// Shared-memory variables: name -> element size (bytes).
+  std::vector<std::pair<std::string, unsigned>> SharedVars;
+  /// Launch sites in host code of the same file for this kernel.
+  std::vector<LaunchSite> Launches;
+  /// Front-end notes about approximations made (depth bound hit, ...).
+  std::vector<std::string> Notes;
+
+  const Param *findParam(const std::string &Name) const;
+  const Loop *findLoop(unsigned Id) const;
+};
+
+/// One ordered host-side operation of a ParallelKernelBench-style Python
+/// `solution()` (see docs/model-schema.md, "host operations").
+struct HostOp {
+  enum OpKind {
+    SymmAlloc,    ///< symm_mem.empty(...)
+    Rendezvous,   ///< symm_mem.rendezvous(...)
+    SymmWrite,    ///< buf.copy_/zero_/fill_ into a symmetric buffer
+    Barrier,      ///< hdl.barrier(...) or dist.barrier()
+    KernelCall,   ///< call into the compiled extension
+    Collective,   ///< dist.all_reduce & co (NCCL)
+    Other,
+  } Kind = Other;
+  std::string Callee;               ///< e.g. "ext.allreduce", "hdl.barrier"
+  std::string Target;               ///< buffer written / handle used
+  std::vector<std::string> Args;    ///< argument source texts
+  SourceLoc Loc;
+};
+
+/// Everything known about one input file after the front end ran.
+struct ModuleModel {
+  std::string File;
+  std::vector<KernelModel> Kernels;
+  std::vector<HostOp> HostOps;
+};
+
+const char *toString(ParamRole R);
+const char *toString(Scope S);
+const char *toString(MemOrder O);
+const char *toString(AddrSpace S);
+const char *toString(EventKind K);
+const char *toString(BarrierKind K);
+const char *toString(HostOp::OpKind K);
+
+} // namespace pkb
+
+#endif // PKB_MODEL_H

@@ -1,0 +1,60 @@
+//===- pkb/Ptx.h - Decoding inline PTX --------------------------*- C++ -*-===//
+//
+// Decodes the instruction strings of `asm volatile("...")` statements into
+// memory-model facts (PTX ISA 9.0, sections "Instructions: Data Movement",
+// "Parallel Synchronization and Communication" and "Memory Consistency
+// Model"). Unknown instructions are kept as Opaque, never dropped.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PKB_PTX_H
+#define PKB_PTX_H
+
+#include "pkb/Model.h"
+
+#include <string>
+#include <vector>
+
+namespace pkb::ptx {
+
+/// The class of a decoded PTX instruction.
+enum class InstKind {
+  Load,       ///< ld, ld.global.nc, ldu
+  Store,      ///< st
+  Atomic,     ///< atom
+  Reduction,  ///< red
+  Fence,      ///< fence.*, membar.*
+  Barrier,    ///< bar, barrier, bar.warp.sync
+  Multimem,   ///< multimem.ld_reduce / st / red
+  BulkCopy,   ///< cp.async.bulk*, cp.async.*
+  MBarrier,   ///< mbarrier.*
+  Other,      ///< Arithmetic, moves, predicates... (no memory effect)
+  Opaque,     ///< Unrecognized instruction with possible memory effect
+};
+
+/// One decoded instruction.
+struct Inst {
+  InstKind Kind = InstKind::Opaque;
+  std::string Text;   ///< Instruction as written (after %-operand rewrite).
+  std::string Opcode; ///< First token, e.g. "ld", "atom", "fence".
+  MemOrder Order = MemOrder::Plain;
+  Scope Scp = Scope::None;
+  AddrSpace Space = AddrSpace::Unknown; ///< .global/.shared; Unknown = generic
+  unsigned Width = 0;      ///< Bytes per access (vector: total), 0 if n/a.
+  std::string AtomicOp;    ///< "add","cas","exch","or",... for atom/red.
+  int AddrOperand = -1;    ///< Index of the asm operand (%N) giving the
+                           ///< address, -1 if none or not an operand.
+  int ValueOperand = -1;   ///< Operand index of stored/added value, -1 if none.
+  BarrierKind Barrier = BarrierKind::None;
+  bool Predicated = false; ///< Has an @p guard.
+  unsigned LineInAsm = 0;  ///< 0-based line index within the asm string.
+};
+
+/// Decodes an asm template (the string literal(s) of an asm statement,
+/// concatenated) into instructions. Splits on ';' and newlines, ignores
+/// comments, braces, labels and `.reg` declarations. Never fails: anything
+/// unrecognized becomes InstKind::Opaque (if it can touch memory) or Other.
+std::vector<Inst> decode(const std::string &AsmTemplate);
+
+} // namespace pkb::ptx
+
+#endif // PKB_PTX_H

@@ -1,0 +1,330 @@
+//===- Model.cpp - Kernel model helpers -----------------------------------===//
+
+#include "pkb/Diagnostic.h"
+#include "pkb/Model.h"
+
+#include <fmt/format.h>
+
+namespace pkb {
+
+ExprRef Expr::constant(int64_t V) {
+  auto E = std::make_shared<Expr>();
+  E->Op = ExprOp::Const;
+  E->Value = V;
+  return E;
+}
+
+ExprRef Expr::var(std::string Name) {
+  auto E = std::make_shared<Expr>();
+  E->Op = ExprOp::Var;
+  E->Name = std::move(Name);
+  return E;
+}
+
+ExprRef Expr::opaque(std::string Text) {
+  auto E = std::make_shared<Expr>();
+  E->Op = ExprOp::Opaque;
+  E->Name = std::move(Text);
+  return E;
+}
+
+ExprRef Expr::unary(ExprOp Op, ExprRef A) {
+  auto E = std::make_shared<Expr>();
+  E->Op = Op;
+  E->Ops.push_back(std::move(A));
+  return E;
+}
+
+ExprRef Expr::binary(ExprOp Op, ExprRef A, ExprRef B) {
+  auto E = std::make_shared<Expr>();
+  E->Op = Op;
+  E->Ops.push_back(std::move(A));
+  E->Ops.push_back(std::move(B));
+  return E;
+}
+
+ExprRef Expr::select(ExprRef C, ExprRef T, ExprRef F) {
+  auto E = std::make_shared<Expr>();
+  E->Op = ExprOp::Select;
+  E->Ops = {std::move(C), std::move(T), std::move(F)};
+  return E;
+}
+
+static const char *binarySpelling(ExprOp Op) {
+  switch (Op) {
+  case ExprOp::Add:
+    return "+";
+  case ExprOp::Sub:
+    return "-";
+  case ExprOp::Mul:
+    return "*";
+  case ExprOp::Div:
+    return "/";
+  case ExprOp::Rem:
+    return "%";
+  case ExprOp::Shl:
+    return "<<";
+  case ExprOp::Shr:
+    return ">>";
+  case ExprOp::And:
+    return "&";
+  case ExprOp::Or:
+    return "|";
+  case ExprOp::Xor:
+    return "^";
+  case ExprOp::LAnd:
+    return "&&";
+  case ExprOp::LOr:
+    return "||";
+  case ExprOp::Eq:
+    return "==";
+  case ExprOp::Ne:
+    return "!=";
+  case ExprOp::Lt:
+    return "<";
+  case ExprOp::Le:
+    return "<=";
+  case ExprOp::Gt:
+    return ">";
+  case ExprOp::Ge:
+    return ">=";
+  default:
+    return nullptr;
+  }
+}
+
+static std::string operand(const ExprRef &E) {
+  if (!E)
+    return "?";
+  std::string S = E->str();
+  bool Atomic = E->Op == ExprOp::Const || E->Op == ExprOp::Var ||
+                E->Op == ExprOp::Opaque || E->Op == ExprOp::Min ||
+                E->Op == ExprOp::Max;
+  return Atomic ? S : "(" + S + ")";
+}
+
+std::string Expr::str() const {
+  switch (Op) {
+  case ExprOp::Const:
+    return std::to_string(Value);
+  case ExprOp::Var:
+    return Name;
+  case ExprOp::Opaque:
+    return "opaque(" + Name + ")";
+  case ExprOp::Min:
+  case ExprOp::Max:
+    return fmt::format("{}({}, {})", Op == ExprOp::Min ? "min" : "max",
+                       Ops.size() > 0 && Ops[0] ? Ops[0]->str() : "?",
+                       Ops.size() > 1 && Ops[1] ? Ops[1]->str() : "?");
+  case ExprOp::Neg:
+    return "-" + operand(Ops.empty() ? nullptr : Ops[0]);
+  case ExprOp::Not:
+    return "~" + operand(Ops.empty() ? nullptr : Ops[0]);
+  case ExprOp::LNot:
+    return "!" + operand(Ops.empty() ? nullptr : Ops[0]);
+  case ExprOp::Select:
+    return fmt::format("{} ? {} : {}", operand(Ops.size() > 0 ? Ops[0] : nullptr),
+                       operand(Ops.size() > 1 ? Ops[1] : nullptr),
+                       operand(Ops.size() > 2 ? Ops[2] : nullptr));
+  default:
+    break;
+  }
+  const char *Sp = binarySpelling(Op);
+  if (!Sp || Ops.size() != 2)
+    return "?";
+  return operand(Ops[0]) + " " + Sp + " " + operand(Ops[1]);
+}
+
+bool Expr::mentions(const std::string &VarName) const {
+  if (Op == ExprOp::Var && Name == VarName)
+    return true;
+  for (const ExprRef &O : Ops)
+    if (O && O->mentions(VarName))
+      return true;
+  return false;
+}
+
+bool Expr::hasOpaque() const {
+  if (Op == ExprOp::Opaque)
+    return true;
+  for (const ExprRef &O : Ops)
+    if (O && O->hasOpaque())
+      return true;
+  return false;
+}
+
+const Param *KernelModel::findParam(const std::string &N) const {
+  for (const Param &P : Params)
+    if (P.Name == N)
+      return &P;
+  return nullptr;
+}
+
+const Loop *KernelModel::findLoop(unsigned Id) const {
+  for (const Loop &L : Loops)
+    if (L.Id == Id)
+      return &L;
+  return nullptr;
+}
+
+const char *toString(ParamRole R) {
+  switch (R) {
+  case ParamRole::Unknown:
+    return "unknown";
+  case ParamRole::LocalBuffer:
+    return "local_buffer";
+  case ParamRole::PeerTable:
+    return "peer_table";
+  case ParamRole::SignalPad:
+    return "signal_pad";
+  case ParamRole::SignalPadTable:
+    return "signal_pad_table";
+  case ParamRole::Rank:
+    return "rank";
+  case ParamRole::WorldSize:
+    return "world_size";
+  case ParamRole::ElementCount:
+    return "element_count";
+  case ParamRole::Context:
+    return "context";
+  case ParamRole::Scalar:
+    return "scalar";
+  case ParamRole::Multicast:
+    return "multicast";
+  }
+  return "unknown";
+}
+
+const char *toString(Scope S) {
+  switch (S) {
+  case Scope::None:
+    return "none";
+  case Scope::CTA:
+    return "cta";
+  case Scope::Cluster:
+    return "cluster";
+  case Scope::GPU:
+    return "gpu";
+  case Scope::System:
+    return "sys";
+  }
+  return "none";
+}
+
+const char *toString(MemOrder O) {
+  switch (O) {
+  case MemOrder::Plain:
+    return "plain";
+  case MemOrder::Volatile:
+    return "volatile";
+  case MemOrder::Relaxed:
+    return "relaxed";
+  case MemOrder::Acquire:
+    return "acquire";
+  case MemOrder::Release:
+    return "release";
+  case MemOrder::AcqRel:
+    return "acq_rel";
+  case MemOrder::SeqCst:
+    return "seq_cst";
+  }
+  return "plain";
+}
+
+const char *toString(AddrSpace S) {
+  switch (S) {
+  case AddrSpace::Unknown:
+    return "unknown";
+  case AddrSpace::Global:
+    return "global";
+  case AddrSpace::Peer:
+    return "peer";
+  case AddrSpace::Shared:
+    return "shared";
+  case AddrSpace::Local:
+    return "local";
+  case AddrSpace::Multicast:
+    return "multicast";
+  }
+  return "unknown";
+}
+
+const char *toString(EventKind K) {
+  switch (K) {
+  case EventKind::Load:
+    return "load";
+  case EventKind::Store:
+    return "store";
+  case EventKind::Atomic:
+    return "atomic";
+  case EventKind::Reduction:
+    return "reduction";
+  case EventKind::Fence:
+    return "fence";
+  case EventKind::Barrier:
+    return "barrier";
+  case EventKind::SpinWait:
+    return "spin_wait";
+  case EventKind::Return:
+    return "return";
+  case EventKind::Call:
+    return "call";
+  case EventKind::Opaque:
+    return "opaque";
+  case EventKind::BulkCopy:
+    return "bulk_copy";
+  }
+  return "opaque";
+}
+
+const char *toString(BarrierKind K) {
+  switch (K) {
+  case BarrierKind::None:
+    return "none";
+  case BarrierKind::Warp:
+    return "warp";
+  case BarrierKind::Block:
+    return "block";
+  case BarrierKind::Cluster:
+    return "cluster";
+  case BarrierKind::Grid:
+    return "grid";
+  case BarrierKind::Named:
+    return "named";
+  }
+  return "none";
+}
+
+const char *toString(HostOp::OpKind K) {
+  switch (K) {
+  case HostOp::SymmAlloc:
+    return "symm_alloc";
+  case HostOp::Rendezvous:
+    return "rendezvous";
+  case HostOp::SymmWrite:
+    return "symm_write";
+  case HostOp::Barrier:
+    return "barrier";
+  case HostOp::KernelCall:
+    return "kernel_call";
+  case HostOp::Collective:
+    return "collective";
+  case HostOp::Other:
+    return "other";
+  }
+  return "other";
+}
+
+const char *toString(Severity S) {
+  switch (S) {
+  case Severity::Note:
+    return "note";
+  case Severity::Warning:
+    return "warning";
+  case Severity::Error:
+    return "error";
+  }
+  return "note";
+}
+
+} // namespace pkb
