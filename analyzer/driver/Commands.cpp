@@ -4,8 +4,10 @@
 
 #include "Analyze.h"
 #include "CompileDb.h"
+#include "Eval.h"
 #include "Output.h"
 #include "ProcessPool.h"
+#include "Report.h"
 
 #include "pkb/Ingest.h"
 #include "pkb/ModelJson.h"
@@ -281,6 +283,87 @@ int runDump(CheckArgs &A, const std::string &File) {
 #endif
 }
 
+int runEvalCommand(CheckArgs &A, EvalOptions &E, const std::string &Problem,
+                   const std::string &Shard) {
+  std::string Error;
+  if (!parseWorldSizes(A.WorldSize, E.Analyze.WorldSizes, Error) ||
+      (!Shard.empty() && !parseShard(Shard, E.ShardIndex, E.ShardCount,
+                                     Error))) {
+    std::cerr << "pkbcheck: error: " << Error << "\n";
+    return 2;
+  }
+  if (E.Paths.empty() && !E.Resume) {
+    std::cerr << "pkbcheck: error: eval needs PATH... or --resume FILE\n";
+    return 2;
+  }
+  if (!Problem.empty()) {
+    ProblemRef P;
+    size_t Digits = Problem.find_first_not_of("0123456789");
+    if (Digits == std::string::npos) {
+      P.Id = std::stoi(Problem);
+      P.Name = knownProblemName(P.Id);
+    } else {
+      P.Name = Problem;
+      for (int Id = 1; Id <= 100; ++Id)
+        if (knownProblemName(Id) == Problem)
+          P.Id = Id;
+    }
+    if (P.Id == 0 || P.Name.empty()) {
+      std::cerr << "pkbcheck: error: unknown --problem '" << Problem
+                << "' (a PKB id or name; see pkbcheck problems)\n";
+      return 2;
+    }
+    E.Problem = P;
+  }
+  E.Analyze.CudaPath = A.CudaPath;
+  E.Analyze.ForceShims = A.Shims;
+  E.Analyze.ExtraArgs = A.ExtraArgs;
+  E.Analyze.Checks = A.Checks;
+  E.Analyze.Topology = A.Topology;
+  E.Analyze.SolverTimeoutMs = A.SolverTimeoutMs;
+  E.Jobs = A.Jobs;
+  E.TimeoutSeconds = A.Timeout;
+  E.MaxMemoryMiB = A.MaxMemory;
+  E.Progress = A.Progress;
+  std::string Reason;
+  DynamicRunner Runner;
+  if (!E.StaticOnly)
+    Runner = makeDynamicRunner(E, Reason);
+  return runEval(E, Runner, Reason, std::cerr);
+}
+
+int runReport(const std::vector<std::string> &Files,
+              const std::string &Format, const std::string &OutFile) {
+  ReportData D;
+  if (!loadReport(Files, D, std::cerr))
+    return 2;
+  std::ofstream FileOut;
+  std::ostream *OS = &std::cout;
+  if (!OutFile.empty()) {
+    FileOut.open(OutFile);
+    if (!FileOut) {
+      std::cerr << "pkbcheck: error: cannot write '" << OutFile << "'\n";
+      return 2;
+    }
+    OS = &FileOut;
+  }
+  if (Format == "md")
+    writeMarkdown(D, *OS);
+  else if (Format == "csv")
+    writeCsv(D, *OS);
+  else if (Format == "html")
+    writeHtml(D, *OS);
+  else {
+    std::cerr << "pkbcheck: error: unknown --format '" << Format
+              << "' (md, csv, html)\n";
+    return 2;
+  }
+  if (!OutFile.empty())
+    std::cerr << "pkbcheck: report of " << D.Records.size()
+              << " candidate(s) written to " << OutFile << "\n";
+  return 0;
+}
+
 } // namespace
 
 void addAnalyzerCommands(CLI::App &App, int &ExitCode) {
@@ -331,6 +414,69 @@ void addAnalyzerCommands(CLI::App &App, int &ExitCode) {
   Dump->add_option("file", *File, "Input file")->required();
   addCommonOptions(Dump, *A);
   Dump->callback([A, File, &ExitCode] { ExitCode = runDump(*A, *File); });
+
+  auto EA = std::make_shared<CheckArgs>();
+  auto E = std::make_shared<EvalOptions>();
+  auto Problem = std::make_shared<std::string>();
+  auto Shard = std::make_shared<std::string>();
+  CLI::App *Eval = App.add_subcommand(
+      "eval", "Screen many candidates statically, run the survivors on GPUs, "
+              "classify every failure (JSONL records)");
+  Eval->add_option("paths", E->Paths, "Candidate files and directories");
+  Eval->add_option("--problem", *Problem,
+                   "PKB problem id or name for every candidate (default: "
+                   "from file names, e.g. 1_allreduce_cuda.py)");
+  auto FromNames = std::make_shared<bool>(false);
+  Eval->add_flag("--problems-from-names", *FromNames,
+                 "Take the problem from each file name (the default)");
+  Eval->add_option("--gpus", E->Gpus, "GPUs (world size) for the GPU stage; "
+                                      "0 = all visible");
+  Eval->add_flag("--static-only", E->StaticOnly, "Do not run on GPUs");
+  Eval->add_flag("--run-all", E->RunAll,
+                 "Also run candidates with error-level findings");
+  Eval->add_option("-o,--output", E->Results, "Results file (JSONL, "
+                                              "appended)")
+      ->capture_default_str();
+  Eval->add_option_function<std::string>(
+      "--resume",
+      [E](const std::string &F) {
+        E->Results = F;
+        E->Resume = true;
+      },
+      "Complete the records of FILE (e.g. static records from a CPU "
+      "machine) on this machine");
+  Eval->add_option("--shard", *Shard, "Take every N-th candidate: I/N");
+  Eval->add_option("-j,--jobs", EA->Jobs, "Static analyses in parallel")
+      ->check(CLI::Range(1u, 256u));
+  Eval->add_option("--timeout", EA->Timeout, "Static seconds per file");
+  Eval->add_option("--world-size", EA->WorldSize, "World sizes to check");
+  Eval->add_option("--checks", EA->Checks, "Check ID globs");
+  Eval->add_option("--topology", EA->Topology, "Target topology");
+  Eval->add_flag("--progress", EA->Progress, "Progress on a terminal");
+  addCommonOptions(Eval, *EA);
+  Eval->callback([EA, E, Problem, Shard, FromNames, &ExitCode] {
+    if (*FromNames && !Problem->empty()) {
+      std::cerr << "pkbcheck: error: --problem and --problems-from-names "
+                   "exclude each other\n";
+      ExitCode = 2;
+      return;
+    }
+    ExitCode = runEvalCommand(*EA, *E, *Problem, *Shard);
+  });
+
+  auto RFiles = std::make_shared<std::vector<std::string>>();
+  auto RFormat = std::make_shared<std::string>("md");
+  auto ROut = std::make_shared<std::string>();
+  CLI::App *Report = App.add_subcommand(
+      "report", "Tables and charts from eval results (md, csv or html)");
+  Report->add_option("results", *RFiles, "JSONL files (shards are merged)")
+      ->required();
+  Report->add_option("--format", *RFormat, "md, csv or html")
+      ->capture_default_str();
+  Report->add_option("-o,--output", *ROut, "Output file (default stdout)");
+  Report->callback([RFiles, RFormat, ROut, &ExitCode] {
+    ExitCode = runReport(*RFiles, *RFormat, *ROut);
+  });
 
   CLI::App *Checks =
       App.add_subcommand("checks", "List the checkers with their IDs");

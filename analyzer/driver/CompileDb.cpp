@@ -127,7 +127,8 @@ std::optional<CompileDb> CompileDb::load(const std::string &BuildDir,
     // Report the line of the first syntax error, found by a throwing parse.
     unsigned Line = 1;
     try {
-      (void)nlohmann::json::parse(Text);
+      nlohmann::json Ignored = nlohmann::json::parse(Text);
+      (void)Ignored;
     } catch (const nlohmann::json::parse_error &E) {
       for (size_t I = 0; I < E.byte && I < Text.size(); ++I)
         Line += Text[I] == '\n';

@@ -1,0 +1,449 @@
+//===- Eval.cpp - pkbcheck eval: screen, run, classify --------------------===//
+
+#include "Eval.h"
+
+#include "ProcessPool.h"
+#include "pkb/Ingest.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace pkb {
+
+std::string knownProblemName(int Id) {
+  static const std::map<int, const char *> Names = {
+      {1, "allreduce"},
+      {2, "allgather"},
+      {3, "broadcast"},
+      {4, "reduce"},
+      {5, "scatter"},
+      {6, "gather"},
+      {7, "reducescatter"},
+      {8, "alltoall"},
+      {12, "allgather_gemm"},
+      {13, "gemm_allreduce"},
+      {16, "gemm_reducescatter"},
+      {18, "tp_rms_norm"},
+      {27, "moe_all2all_primitive"},
+      {33, "ulysses_all_to_all"},
+      {71, "hyena_conv1d_boundary_exchange"},
+      {73, "vocab_parallel_cross_entropy"},
+      {82, "vocab_parallel_log_prob_topk"},
+  };
+  auto It = Names.find(Id);
+  return It == Names.end() ? "" : It->second;
+}
+
+std::optional<ProblemRef> problemFromFileName(const std::string &Path) {
+  std::string Stem = fs::path(Path).stem().string();
+  size_t Digits = 0;
+  while (Digits < Stem.size() && Digits < 4 &&
+         std::isdigit(static_cast<unsigned char>(Stem[Digits])))
+    ++Digits;
+  if (Digits == 0 || Digits >= Stem.size() || Stem[Digits] != '_')
+    return std::nullopt;
+  ProblemRef P;
+  P.Id = std::stoi(Stem.substr(0, Digits));
+  P.Name = knownProblemName(P.Id);
+  if (P.Name.empty()) {
+    // "<id>_<name>_cuda" -> "<name>"
+    std::string Rest = Stem.substr(Digits + 1);
+    for (const char *Suffix : {"_cuda", "_solution", "_kernel"})
+      if (Rest.size() > std::strlen(Suffix) &&
+          Rest.compare(Rest.size() - std::strlen(Suffix), std::string::npos,
+                       Suffix) == 0)
+        Rest.erase(Rest.size() - std::strlen(Suffix));
+    P.Name = Rest;
+  }
+  return P;
+}
+
+static const std::pair<EvalClass, const char *> ClassNames[] = {
+    {EvalClass::CompileError, "compile-error"},
+    {EvalClass::ShapeError, "shape-error"},
+    {EvalClass::ApiError, "api-error"},
+    {EvalClass::RuntimeError, "runtime-error"},
+    {EvalClass::OutputMismatch, "output-mismatch"},
+    {EvalClass::Deadlock, "deadlock"},
+    {EvalClass::CrossCallRace, "cross-call-race"},
+    {EvalClass::UnwrittenOutput, "unwritten-output"},
+    {EvalClass::CorrectSlower, "correct-slower"},
+    {EvalClass::CorrectFaster, "correct-faster"},
+    {EvalClass::StaticFlagged, "static-flagged"},
+    {EvalClass::StaticClean, "static-clean"},
+    {EvalClass::NotAnalyzed, "not-analyzed"},
+};
+
+const char *toString(EvalClass C) {
+  for (const auto &[K, N] : ClassNames)
+    if (K == C)
+      return N;
+  return "not-analyzed";
+}
+
+std::optional<EvalClass> parseEvalClass(const std::string &S) {
+  for (const auto &[K, N] : ClassNames)
+    if (S == N)
+      return K;
+  return std::nullopt;
+}
+
+bool isDynamicFailure(EvalClass C) {
+  switch (C) {
+  case EvalClass::CompileError:
+  case EvalClass::ShapeError:
+  case EvalClass::ApiError:
+  case EvalClass::RuntimeError:
+  case EvalClass::OutputMismatch:
+  case EvalClass::Deadlock:
+  case EvalClass::CrossCallRace:
+  case EvalClass::UnwrittenOutput:
+    return true;
+  default:
+    return false;
+  }
+}
+
+EvalClass classifyDynamic(const json &Run) {
+  std::string V = Run.value("verdict", "internal-error");
+  std::string Detail = Run.value("detail", "");
+  if (V == "compile-error")
+    return EvalClass::CompileError;
+  if (V == "setup-error") {
+    // A missing exported symbol or a wrong signature is an API error; a
+    // query/setup that rejects the shapes is a shape error.
+    if (Detail.find("symbol") != std::string::npos ||
+        Detail.find("dlopen") != std::string::npos ||
+        Detail.find("undefined") != std::string::npos)
+      return EvalClass::ApiError;
+    return EvalClass::ShapeError;
+  }
+  if (V == "runtime-error" || V == "sanitizer-error" || V == "internal-error")
+    return EvalClass::RuntimeError;
+  if (V == "deadlock")
+    return EvalClass::Deadlock;
+  if (V == "wrong-output" || V == "unwritten-output") {
+    // Failing only after the first call of a back-to-back sequence means a
+    // cross-call race (a missing exit barrier, or aliasing).
+    if (Run.contains("first_failing_call") &&
+        Run["first_failing_call"].is_number_integer() &&
+        Run["first_failing_call"].get<int>() > 0)
+      return EvalClass::CrossCallRace;
+    return V == "wrong-output" ? EvalClass::OutputMismatch
+                               : EvalClass::UnwrittenOutput;
+  }
+  if (V == "pass") {
+    double S = Run.value("speedup", 0.0);
+    return S > 1.0 ? EvalClass::CorrectFaster : EvalClass::CorrectSlower;
+  }
+  return EvalClass::RuntimeError;
+}
+
+/// Static check IDs that can explain each dynamic failure class.
+static std::vector<std::string> explainingPrefixes(EvalClass C) {
+  switch (C) {
+  case EvalClass::Deadlock:
+    return {"BAR-001", "BAR-002", "BAR-005", "SIG-001", "SIG-002", "ORD-004",
+            "PART-001"};
+  case EvalClass::CrossCallRace:
+    return {"BAR-004", "SIG-002", "HOST-001"};
+  case EvalClass::OutputMismatch:
+    return {"ORD-", "RACE-", "PART-", "SIG-", "BAR-003", "BAR-004", "HOST-"};
+  case EvalClass::UnwrittenOutput:
+    return {"PART-003", "PART-001", "BAR-001"};
+  case EvalClass::RuntimeError:
+    return {"PART-001", "SIG-001", "TOPO-001"};
+  default:
+    return {};
+  }
+}
+
+bool parseShard(const std::string &Spec, unsigned &Index0, unsigned &Count,
+                std::string &Error) {
+  size_t Slash = Spec.find('/');
+  auto Num = [](const std::string &S, unsigned &V) {
+    if (S.empty() || S.size() > 6 ||
+        S.find_first_not_of("0123456789") != std::string::npos)
+      return false;
+    V = static_cast<unsigned>(std::stoul(S));
+    return true;
+  };
+  unsigned I = 0, N = 0;
+  if (Slash == std::string::npos || !Num(Spec.substr(0, Slash), I) ||
+      !Num(Spec.substr(Slash + 1), N) || N == 0 || I == 0 || I > N) {
+    Error = "invalid --shard '" + Spec + "' (expected I/N with 1 <= I <= N)";
+    return false;
+  }
+  Index0 = I - 1;
+  Count = N;
+  return true;
+}
+
+std::string candidateSet(const std::string &Root, const std::string &Path) {
+  fs::path R = fs::path(Root).lexically_normal();
+  fs::path P = fs::path(Path).lexically_normal();
+  if (R == P)
+    return P.parent_path().filename().string();
+  fs::path Rel = P.lexically_relative(R);
+  if (!Rel.empty() && *Rel.begin() != ".." &&
+      std::distance(Rel.begin(), Rel.end()) > 1)
+    return Rel.begin()->string();
+  std::string Name = R.filename().string();
+  return Name.empty() ? "default" : Name;
+}
+
+namespace {
+
+struct Candidate {
+  std::string Path;
+  std::string Set;
+};
+
+/// Last record per candidate of an existing results file.
+std::map<std::string, json> loadRecords(const std::string &File,
+                                        std::ostream &Log) {
+  std::map<std::string, json> Out;
+  std::ifstream In(File);
+  std::string Line;
+  unsigned N = 0;
+  while (std::getline(In, Line)) {
+    ++N;
+    if (Line.empty())
+      continue;
+    json J = json::parse(Line, nullptr, false);
+    if (J.is_discarded() || !J.is_object() || !J.contains("candidate")) {
+      Log << fmt::format("{}:{}: warning: skipping a malformed record\n", File,
+                         N);
+      continue;
+    }
+    Out[J["candidate"].get<std::string>()] = J;
+  }
+  return Out;
+}
+
+json staticPart(const FileReport &R) {
+  json J = toJson(R);
+  unsigned Errors = 0, Warnings = 0;
+  for (const Finding &F : R.Findings)
+    (F.Sev == Severity::Error ? Errors : Warnings) +=
+        F.Sev == Severity::Note ? 0 : 1;
+  J.erase("file");
+  J["errors"] = Errors;
+  J["warnings"] = Warnings;
+  return J;
+}
+
+std::string gateOf(const json &Static) {
+  // A build without the analyzer (a GPU machine) cannot screen: such
+  // candidates are run unscreened rather than dropped.
+  for (const json &D : Static.value("diagnostics", json::array()))
+    if (D.value("code", "") == "no-analyzer")
+      return "unscreened";
+  if (Static.value("status", "ok") != "ok")
+    return "not-analyzed";
+  return Static.value("errors", 0) > 0 ? "flagged" : "pass";
+}
+
+void finishRecord(json &Rec) {
+  const json &Dyn = Rec["dynamic"];
+  EvalClass C;
+  if (Dyn.value("ran", false)) {
+    C = classifyDynamic(Dyn);
+  } else {
+    std::string Gate = Rec.value("gate", "pass");
+    C = Gate == "flagged"        ? EvalClass::StaticFlagged
+        : Gate == "pass"         ? EvalClass::StaticClean
+                                 : EvalClass::NotAnalyzed;
+  }
+  Rec["class"] = toString(C);
+  json Explained = json::array();
+  if (isDynamicFailure(C))
+    for (const json &F : Rec["static"].value("findings", json::array())) {
+      std::string Id = F.value("check", "");
+      for (const std::string &P : explainingPrefixes(C))
+        if (Id.rfind(P, 0) == 0) {
+          Explained.push_back(Id + "@" + std::to_string(F.value("line", 0)));
+          break;
+        }
+    }
+  Rec["explained_by"] = Explained;
+}
+
+class ClassCounter {
+public:
+  void add(const std::string &C) { ++Counts[C]; }
+  std::string str() const {
+    std::string S;
+    for (const auto &[K, V] : Counts)
+      S += fmt::format("{}{} {}", S.empty() ? "" : ", ", V, K);
+    return S;
+  }
+
+private:
+  std::map<std::string, unsigned> Counts;
+};
+
+} // namespace
+
+int runEval(const EvalOptions &Opts, const DynamicRunner &Runner,
+            const std::string &NoGpuReason, std::ostream &Log) {
+  // 1. Records already in the results file (resume).
+  std::map<std::string, json> Done;
+  if (fs::exists(Opts.Results))
+    Done = loadRecords(Opts.Results, Log);
+  else if (Opts.Resume) {
+    Log << "pkbcheck: error: --resume: no results file '" << Opts.Results
+        << "'\n";
+    return 2;
+  }
+
+  // 2. Candidates: .cu and .py files (headers are not candidates), sharded.
+  // With --resume and no paths, the candidates are the file's records.
+  std::vector<Candidate> All;
+  std::vector<Diagnostic> Diags;
+  for (const std::string &Root : Opts.Paths) {
+    for (const std::string &F : expandInputs({Root}, Diags)) {
+      std::string Ext = fs::path(F).extension().string();
+      if (Ext == ".cu" || Ext == ".py")
+        All.push_back(Candidate{F, candidateSet(Root, F)});
+    }
+  }
+  if (Opts.Paths.empty())
+    for (const auto &[Path, Rec] : Done)
+      All.push_back(Candidate{Path, Rec.value("set", "default")});
+  for (const Diagnostic &D : Diags)
+    Log << fmt::format("{}:{}: {}: {}\n", D.Loc.File, D.Loc.Line,
+                       toString(D.Sev), D.Message);
+  std::vector<Candidate> Mine;
+  for (size_t I = 0; I < All.size(); ++I)
+    if (I % Opts.ShardCount == Opts.ShardIndex)
+      Mine.push_back(All[I]);
+
+  std::ofstream Out(Opts.Results, std::ios::app);
+  if (!Out) {
+    Log << "pkbcheck: error: cannot append to '" << Opts.Results << "'\n";
+    return 2;
+  }
+  auto Append = [&](const json &Rec) {
+    Out << Rec.dump() << "\n";
+    Out.flush();
+    Done[Rec["candidate"].get<std::string>()] = Rec;
+  };
+
+  // 3. Static stage for candidates without a record.
+  std::vector<std::string> ToAnalyze;
+  std::map<std::string, std::string> SetOf;
+  for (const Candidate &C : Mine) {
+    SetOf[C.Path] = C.Set;
+    if (!Done.count(C.Path))
+      ToAnalyze.push_back(C.Path);
+  }
+  size_t Skipped = Mine.size() - ToAnalyze.size();
+  Log << fmt::format("pkbcheck eval: {} candidate(s) in this shard, {} "
+                     "already screened, {} to screen\n",
+                     Mine.size(), Skipped, ToAnalyze.size());
+  ClassCounter Counter;
+  size_t Screened = 0;
+  bool Tty = Opts.Progress && ::isatty(2);
+  PoolOptions PO;
+  PO.Jobs = Opts.Jobs;
+  PO.TimeoutSeconds = Opts.TimeoutSeconds;
+  PO.MaxMemoryMiB = Opts.MaxMemoryMiB;
+  runInChildren(
+      ToAnalyze, PO,
+      [&](const std::string &P) { return analyzeFile(P, Opts.Analyze); },
+      [&](size_t I, FileReport R) {
+        const std::string &Path = ToAnalyze[I];
+        json Rec{{"schema", "pkbcheck-eval/1"},
+                 {"candidate", Path},
+                 {"set", SetOf[Path]}};
+        std::optional<ProblemRef> P =
+            Opts.Problem ? Opts.Problem : problemFromFileName(Path);
+        Rec["problem"] =
+            P ? json{{"id", P->Id}, {"name", P->Name}} : json(nullptr);
+        Rec["static"] = staticPart(R);
+        Rec["gate"] = gateOf(Rec["static"]);
+        Rec["dynamic"] = {{"ran", false}, {"reason", "pending"}};
+        Rec["stage"] = "static";
+        finishRecord(Rec);
+        Append(Rec);
+        Counter.add(Rec["gate"].get<std::string>());
+        ++Screened;
+        if (Tty)
+          Log << fmt::format("\rscreened {}/{}: {}", Screened,
+                             ToAnalyze.size(), Counter.str())
+              << std::flush;
+      });
+  if (Tty)
+    Log << "\n";
+
+  // 4. Dynamic stage for records still at the static stage.
+  ClassCounter Final;
+  size_t Ran = 0;
+  for (const Candidate &C : Mine) {
+    json Rec = Done[C.Path];
+    if (Rec.value("stage", "") == "final") {
+      Final.add(Rec.value("class", ""));
+      continue;
+    }
+    std::string Gate = Rec.value("gate", "pass");
+    bool Eligible = Gate == "pass" || Gate == "unscreened" ||
+                    (Opts.RunAll && Gate == "flagged");
+    json Dyn{{"ran", false}};
+    bool Complete = true;
+    if (Opts.StaticOnly) {
+      Dyn["reason"] = "--static-only";
+      Complete = false;
+    } else if (!Eligible) {
+      Dyn["reason"] = Gate == "flagged"
+                          ? "gated: static error-level findings (--run-all "
+                            "runs it anyway)"
+                          : "static analysis could not analyze it";
+    } else if (fs::path(C.Path).extension() == ".py") {
+      Dyn["reason"] = "ParallelKernelBench Python candidates are screened "
+                      "statically only";
+    } else if (Rec["problem"].is_null()) {
+      Dyn["reason"] = "no problem: name the file <id>_<name>.cu or pass "
+                      "--problem";
+    } else if (!Runner) {
+      Dyn["reason"] = NoGpuReason;
+      Complete = false;
+    } else {
+      ProblemRef P{Rec["problem"]["id"].get<int>(),
+                   Rec["problem"]["name"].get<std::string>()};
+      Dyn = Runner(C.Path, P);
+      if (!Dyn.is_object())
+        Dyn = json{{"ran", false}, {"reason", "runtime returned no record"}};
+      ++Ran;
+    }
+    Rec["dynamic"] = Dyn;
+    Rec["stage"] = Complete ? "final" : "static";
+    finishRecord(Rec);
+    Append(Rec);
+    Final.add(Rec["class"].get<std::string>());
+    if (Tty && Ran)
+      Log << fmt::format("\rran {} on GPUs: {}", Ran, Final.str())
+          << std::flush;
+  }
+  if (Tty && Ran)
+    Log << "\n";
+  Log << fmt::format("pkbcheck eval: {} candidate(s): {}; results in {}\n",
+                     Mine.size(), Final.str(), Opts.Results);
+  if (!Runner && !Opts.StaticOnly)
+    Log << "pkbcheck eval: no GPU stage (" << NoGpuReason
+        << "); records hold static verdicts; complete them with "
+           "`pkbcheck eval --resume "
+        << Opts.Results << "` on a GPU machine\n";
+  return 0;
+}
+
+} // namespace pkb

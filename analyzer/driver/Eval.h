@@ -1,0 +1,116 @@
+//===- Eval.h - pkbcheck eval: screen, run, classify ------------*- C++ -*-===//
+//
+// `pkbcheck eval` takes many candidate kernels, screens them statically (in
+// child processes, -j in parallel), runs the survivors on GPUs through the
+// runtime harness when one is built and GPUs are visible, and writes one
+// verdict record per candidate to a JSONL file (schema "pkbcheck-eval/1",
+// docs/eval.md). The static and dynamic stages can run on different
+// machines: `--resume RESULTS.jsonl` completes the records of an earlier
+// static-only run.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PKB_DRIVER_EVAL_H
+#define PKB_DRIVER_EVAL_H
+
+#include "Analyze.h"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pkb {
+
+/// A problem of ParallelKernelBench, by its PKB id and name.
+struct ProblemRef {
+  int Id = 0;
+  std::string Name;
+};
+
+/// The PKB problem whose id starts a file name ("1_allreduce_cuda.py" is
+/// problem 1). Known ids get their canonical name; unknown ids keep the
+/// name spelled in the file. nullopt if the name has no leading "<id>_".
+std::optional<ProblemRef> problemFromFileName(const std::string &Path);
+
+/// Canonical name of a known PKB id (the problems ported to pkbcheck), or "".
+std::string knownProblemName(int Id);
+
+/// Failure-mode classes, mutually exclusive, in ParallelKernelBench's order
+/// followed by pkbcheck's additions. A candidate gets the first that applies.
+enum class EvalClass {
+  CompileError,
+  ShapeError,
+  ApiError,
+  RuntimeError,
+  OutputMismatch,
+  Deadlock,
+  CrossCallRace, ///< passes a first call, fails in back-to-back calls
+  UnwrittenOutput,
+  CorrectSlower, ///< correct, speedup <= 1 over the NCCL reference
+  CorrectFaster, ///< correct, speedup > 1
+  StaticFlagged, ///< not run: static error-level findings (the gate)
+  StaticClean,   ///< not run (no GPU stage): static analysis found no error
+  NotAnalyzed,   ///< static stage could not analyze it and it was not run
+};
+
+/// Stable name of a class as written in records ("compile-error", ...).
+const char *toString(EvalClass C);
+/// Inverse of toString(EvalClass); nullopt for unknown names.
+std::optional<EvalClass> parseEvalClass(const std::string &S);
+/// True for the classes that mean the candidate failed on the GPU.
+bool isDynamicFailure(EvalClass C);
+
+/// Maps a runtime record (the fields of `pkbcheck run`'s JSONL: "verdict",
+/// "speedup", "detail", "first_failing_call") to a class. The runtime's
+/// verdict names are in runtime/include/pkb/rt/Verdict.h.
+EvalClass classifyDynamic(const nlohmann::json &Run);
+
+/// Options of `pkbcheck eval`.
+struct EvalOptions {
+  std::vector<std::string> Paths;
+  std::optional<ProblemRef> Problem; ///< --problem; else from file names
+  bool StaticOnly = false;
+  bool RunAll = false; ///< run candidates with error findings too
+  unsigned Jobs = 1;
+  unsigned ShardIndex = 0, ShardCount = 1; ///< --shard I/N (0-based I)
+  std::string Results = "pkb-eval.jsonl";
+  bool Resume = false; ///< complete an existing file's records
+  AnalyzeOptions Analyze;
+  double TimeoutSeconds = 120;
+  unsigned MaxMemoryMiB = 8192;
+  int Gpus = 0;
+  bool Progress = false;
+};
+
+/// The GPU stage: runs one candidate for one problem and returns the
+/// runtime's merged record(s) as a JSON object with at least "verdict";
+/// or {"ran": false, "reason": ...} when it cannot run it.
+using DynamicRunner = std::function<nlohmann::json(
+    const std::string &Candidate, const ProblemRef &Problem)>;
+
+/// The GPU stage of this build: a runner backed by the runtime harness when
+/// the runtime was built and GPUs are visible; otherwise null, with
+/// \p Reason saying why (no runtime in this build, no GPU visible).
+DynamicRunner makeDynamicRunner(const EvalOptions &Opts, std::string &Reason);
+
+/// Runs the evaluation; appends records to Opts.Results as they complete
+/// (skipping candidates already complete in it). \p Runner is null when no
+/// GPU stage is available. Returns the process exit code (0 ok, 2 usage or
+/// I/O error) and prints progress and a summary on \p Log.
+int runEval(const EvalOptions &Opts, const DynamicRunner &Runner,
+            const std::string &NoGpuReason, std::ostream &Log);
+
+/// Parses "I/N" (1-based I as users write it, 1 <= I <= N).
+bool parseShard(const std::string &Spec, unsigned &Index0, unsigned &Count,
+                std::string &Error);
+
+/// Candidate set of a path: the first directory below the root it was
+/// found under ("outs/modelA/x.py" under root "outs" is "modelA"); the
+/// parent directory's name for files given directly.
+std::string candidateSet(const std::string &Root, const std::string &Path);
+
+} // namespace pkb
+
+#endif // PKB_DRIVER_EVAL_H
