@@ -168,7 +168,6 @@ public:
                {{"name", "pkbcheck"},
                 {"version", PKB_VERSION},
                 {"semanticVersion", PKB_VERSION},
-                {"informationUri", "https://github.com/pkbcheck/pkbcheck"},
                 {"rules", RuleArr}}}};
     OS << "{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\","
           "\"version\":\"2.1.0\",\"runs\":[{\"tool\":"
