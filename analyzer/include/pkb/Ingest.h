@@ -30,7 +30,10 @@ InputKind classifyPath(const std::string &Path);
 /// come from the original file starting at (Line, Col), where the original
 /// characters are copied one-for-one (no escape processing) and newlines in
 /// the extracted text correspond to newlines in the file. Escapes in
-/// non-raw strings split segments.
+/// non-raw strings split segments: an escape sequence becomes its own segment
+/// with Escape = true, and all of its decoded bytes map to the backslash.
+/// Ingestion never lets a segment cross a line of the original file, so
+/// mapOffset() needs no text. An empty map maps nothing.
 class SourceMap {
 public:
   struct Segment {
@@ -38,16 +41,22 @@ public:
     size_t Length = 0;
     unsigned Line = 1; ///< Original 1-based line of ExtractedBegin.
     unsigned Col = 1;  ///< Original 1-based column of ExtractedBegin.
+    /// All Length bytes map to (Line, Col): a decoded escape such as `\n`,
+    /// `\u20ac` or an f-string `{{`.
+    bool Escape = false;
   };
 
   void addSegment(Segment S) { Segments.push_back(S); }
   const std::vector<Segment> &segments() const { return Segments; }
 
-  /// Original location of an extracted (line, col), both 1-based, given the
-  /// extracted text. Returns an invalid SourceLoc (Line 0) if unmapped.
+  /// Original location of an extracted (line, col), both 1-based (columns
+  /// in bytes), given the extracted text. Returns an invalid SourceLoc
+  /// (Line 0) if unmapped. O(size of text); prefer mapOffset().
   SourceLoc map(const std::string &ExtractedText, unsigned Line,
                 unsigned Col) const;
-  /// Original location of an extracted byte offset.
+  /// Original location of an extracted byte offset (O(log segments)). The
+  /// offset one past the last segment maps to the position after it; bytes
+  /// no segment covers (separators ingestion inserted) map to Line 0.
   SourceLoc mapOffset(size_t Offset) const;
 
   std::string File; ///< Original file path.

@@ -36,23 +36,41 @@ struct Inst {
   InstKind Kind = InstKind::Opaque;
   std::string Text;   ///< Instruction as written (after %-operand rewrite).
   std::string Opcode; ///< First token, e.g. "ld", "atom", "fence".
+  /// Opcode plus the sub-operation that selects its meaning, e.g.
+  /// "ld.global.nc", "multimem.ld_reduce", "cp.async.bulk", "bar.sync",
+  /// "barrier.cluster.arrive", "mbarrier.try_wait", "fence.proxy"; equal to
+  /// Opcode for instructions without one (docs/ptx.md lists them).
+  std::string Mnemonic;
   MemOrder Order = MemOrder::Plain;
   Scope Scp = Scope::None;
   AddrSpace Space = AddrSpace::Unknown; ///< .global/.shared; Unknown = generic
-  unsigned Width = 0;      ///< Bytes per access (vector: total), 0 if n/a.
-  std::string AtomicOp;    ///< "add","cas","exch","or",... for atom/red.
-  int AddrOperand = -1;    ///< Index of the asm operand (%N) giving the
-                           ///< address, -1 if none or not an operand.
-  int ValueOperand = -1;   ///< Operand index of stored/added value, -1 if none.
+  unsigned Width = 0;    ///< Bytes per access (vector: total), 0 if n/a.
+  std::string AtomicOp;  ///< "add","cas","exch","or",... for atom/red.
+  int AddrOperand = -1;  ///< Index of the asm operand (%N) giving the
+                         ///< address, -1 if none or not an operand.
+  int ValueOperand = -1; ///< Operand index of stored/added value, -1 if none.
+                         ///< atom.cas: the new value (c); bulk copies:
+                         ///< the source address; vectors: first element.
+  int DestOperand = -1;  ///< Operand index of the destination register of
+                         ///< ld/atom/ld_reduce/mbarrier waits, -1 if none.
+  /// Operands as written, split at top-level commas, `%%` rewritten to `%`
+  /// (e.g. {"%0", "[%1]", "0", "1"} for `atom.cas.b32 %0, [%1], 0, 1`).
+  std::vector<std::string> Operands;
+  /// For fence.proxy / membar.proxy: the proxy kind as written ("alias",
+  /// "async", "async.shared::cta", "tensormap::generic"); empty otherwise.
+  std::string ProxyKind;
   BarrierKind Barrier = BarrierKind::None;
   bool Predicated = false; ///< Has an @p guard.
   unsigned LineInAsm = 0;  ///< 0-based line index within the asm string.
 };
 
 /// Decodes an asm template (the string literal(s) of an asm statement,
-/// concatenated) into instructions. Splits on ';' and newlines, ignores
-/// comments, braces, labels and `.reg` declarations. Never fails: anything
-/// unrecognized becomes InstKind::Opaque (if it can touch memory) or Other.
+/// concatenated, escapes already processed) into instructions. Statements end
+/// at ';' (a newline alone does not end one, so an instruction may span
+/// lines; the last statement needs no ';'); `{`/`}` scopes, `//` and `/* */`
+/// comments, labels (`L1:`) and directives (`.reg`, `.pred`, ...) are
+/// skipped. Never fails: anything unrecognized becomes InstKind::Opaque (if it
+/// can touch memory) or Other. Semantics follow PTX ISA 9.0 (docs/ptx.md).
 std::vector<Inst> decode(const std::string &AsmTemplate);
 
 } // namespace pkb::ptx
