@@ -1,0 +1,184 @@
+//===- Builder.h - The kernel model builder (AST -> events) -----*- C++ -*-===//
+//
+// Internal to pkb_frontend. One Builder walks one __global__ function (and
+// the __device__ functions it calls, inlined to FrontendOptions::InlineDepth)
+// in program order and produces a KernelModel:
+//   ExprBuilder.cpp   Clang expressions -> values (pkb::Expr and pointers),
+//                     memory reads, atomics and intrinsics as events;
+//   EventBuilder.cpp  statements: guards, loops, spin waits, returns, inline
+//                     asm, inlining, and buildKernelModel();
+//   RoleInference.cpp parameter roles (before and after the walk).
+// Compiled with -fno-rtti: only llvm::isa/dyn_cast.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PKB_FRONTEND_BUILDER_H
+#define PKB_FRONTEND_BUILDER_H
+
+#include "FrontendInternal.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/Stmt.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace pkb::fe {
+
+/// A symbolic pointer: Base[Peer] + Index elements of ElemBytes (+ bytes).
+struct PtrVal {
+  std::string Base;
+  ExprRef Peer;
+  ExprRef Index;      ///< In elements of ElemBytes; null = unknown.
+  ExprRef ByteOffset; ///< Extra bytes from retyping casts, may be null.
+  AddrSpace Space = AddrSpace::Unknown;
+  unsigned ElemBytes = 0;
+  /// The pointer designates a table of pointers/addresses (T**, int64_t*
+  /// address tables, pkb_peer_view::peers): subscripting yields a peer
+  /// pointer instead of a memory access.
+  bool IsTable = false;
+};
+
+/// The value of an expression: a scalar expression and, for pointers or
+/// address-valued integers, the pointer it designates.
+struct Val {
+  Val() = default;
+  Val(ExprRef E) : E(std::move(E)) {}
+  Val(ExprRef E, std::optional<PtrVal> P) : E(std::move(E)), P(std::move(P)) {}
+
+  ExprRef E;
+  std::optional<PtrVal> P;
+  /// For cuda::atomic_ref objects: the referenced location, width and scope.
+  bool IsAtomicRef = false;
+  Scope RefScope = Scope::System;
+  /// For by-value struct parameters (pkb_peer_view & co): the kernel
+  /// parameter name the struct came from, e.g. "view".
+  std::string Record;
+};
+
+/// An inlining frame: bindings of parameters and locals.
+struct Frame {
+  const clang::FunctionDecl *FD = nullptr;
+  std::map<const clang::ValueDecl *, Val> Vars;
+  /// Locals assigned more than once (name -> all defs are this constant?).
+  const std::map<const clang::VarDecl *, std::optional<int64_t>> *MultiDef =
+      nullptr;
+  size_t GuardBase = 0; ///< Guards.size() when the frame was entered.
+  std::vector<ExprRef> ReturnConds; ///< Negated conditions of early returns.
+  bool Dead = false;                ///< After an unconditional return.
+  std::optional<Val> Ret;
+  unsigned Returns = 0;
+  /// Locals whose last assignment read memory: the event index of the read.
+  std::map<const clang::VarDecl *, int> LoadedFrom;
+};
+
+/// State of the condition of a loop being evaluated (spin-wait detection).
+struct CondCtx {
+  int PolledEvent = -1; ///< Index in Events of the polled load/atomic.
+};
+
+class Builder {
+public:
+  Builder(clang::ASTContext &Ctx, const LocMapper &Map,
+          const FrontendOptions &Opts, bool Generic)
+      : Ctx(Ctx), Map(Map), Opts(Opts), Generic(Generic) {}
+
+  KernelModel build(const clang::FunctionDecl *FD);
+
+  // --- ExprBuilder.cpp ---------------------------------------------------
+  /// Evaluates \p E in program order, emitting its memory events.
+  Val eval(const clang::Expr *E);
+  ExprRef rv(const clang::Expr *E) { return eval(E).E; }
+  /// The memory location an lvalue designates, if it is memory (not a
+  /// local variable); emits events of subexpressions.
+  std::optional<PtrVal> lvalue(const clang::Expr *E);
+  /// Pointer value of a pointer-typed (or address-valued) expression.
+  std::optional<PtrVal> pointer(const clang::Expr *E);
+  std::optional<PtrVal> arrayBase(const clang::Expr *E);
+  /// Reads a class-typed glvalue (copy construction / assignment source):
+  /// a Load of the whole object if it is memory; else eval().
+  Val recordRead(const clang::Expr *E);
+  /// eval() for everything but plain pointer expressions.
+  Val evalOther(const clang::Expr *E);
+  /// Constant value of \p E if Clang can fold it.
+  std::optional<int64_t> constant(const clang::Expr *E) const;
+  unsigned sizeOf(clang::QualType T) const;
+  unsigned pointeeSize(clang::QualType T) const;
+  std::string text(const clang::Stmt *S) const;
+  Address toAddress(const PtrVal &P) const;
+  /// Emits a Load/Store of \p P with the access type \p T.
+  void emitAccess(EventKind K, const PtrVal &P, clang::QualType T,
+                  const clang::Stmt *At, ExprRef Value = nullptr);
+  /// The value a memory read yields ("polled" in a loop condition).
+  ExprRef loadValue(const clang::Expr *E, int EventIndex);
+
+  // --- EventBuilder.cpp --------------------------------------------------
+  Event &emit(EventKind K, const clang::Stmt *At);
+  void stmt(const clang::Stmt *S);
+  /// Inlines or records a call to a user function; returns its value.
+  Val callUser(const clang::CallExpr *CE, const clang::FunctionDecl *Callee);
+  void asmStmt(const clang::GCCAsmStmt *A);
+  std::vector<ExprRef> currentGuard() const;
+  Frame &frame() { return Frames.back(); }
+  const std::map<const clang::VarDecl *, std::optional<int64_t>> &
+  multiDefs(const clang::FunctionDecl *FD);
+
+  // --- RoleInference.cpp -------------------------------------------------
+  void inferRoles(const clang::FunctionDecl *FD);
+  void refineRoles();
+  /// Var for a kernel parameter (rank/world_size/param:NAME), or for a
+  /// field of a by-value ABI struct parameter.
+  ExprRef paramValue(const clang::ParmVarDecl *P) const;
+  std::optional<Val> fieldValue(const clang::MemberExpr *ME);
+  void scanTables(const clang::Stmt *S, unsigned Depth,
+                  std::set<const clang::FunctionDecl *> &Seen);
+
+  // --- Intrinsics.cpp ----------------------------------------------------
+  /// Calls: barriers, fences, atomics, atomic_ref, cooperative groups,
+  /// cache-hinted loads/stores, or user functions (inlined).
+  Val call(const clang::CallExpr *CE);
+  Val atomicBuiltin(const clang::AtomicExpr *AE);
+  /// Scope and width if \p T is a cuda::atomic_ref / cuda::std::atomic_ref.
+  bool atomicRefInfo(clang::QualType T, Scope &S, unsigned &Width) const;
+  Val declRef(const clang::ValueDecl *D, const clang::Expr *At);
+  void bindLocal(const clang::VarDecl *VD, Val V);
+
+  clang::ASTContext &Ctx;
+  const LocMapper &Map;
+  const FrontendOptions &Opts;
+  bool Generic;
+  KernelModel K;
+  std::vector<Frame> Frames;
+  std::vector<ExprRef> Guards;
+  std::vector<unsigned> LoopStack;
+  std::vector<std::string> InlineStack;
+  std::vector<CondCtx *> Conds; ///< Innermost last.
+  std::map<const clang::ParmVarDecl *, ParamRole> KernelRoles;
+  std::set<std::string> AddrTables; ///< Bases used as int->pointer tables.
+  /// Parameters (of the kernel or of callees) subscripted and cast to a
+  /// pointer: address tables.
+  std::set<const clang::ParmVarDecl *> TableParms;
+  bool Jumped = false; ///< After break/continue in the current block.
+  int LastLoad = -1;   ///< Index of the last memory read emitted.
+  std::map<const clang::FunctionDecl *,
+           std::map<const clang::VarDecl *, std::optional<int64_t>>>
+      MultiDefCache;
+  unsigned Budget = 200000; ///< Events + visits, against pathological input.
+};
+
+/// Small folding constructors.
+ExprRef mkAdd(ExprRef A, ExprRef B);
+ExprRef mkSub(ExprRef A, ExprRef B);
+ExprRef mkMul(ExprRef A, ExprRef B);
+ExprRef mkNot(ExprRef A);
+ExprRef mkAnd(const std::vector<ExprRef> &Xs);
+
+} // namespace pkb::fe
+
+#endif // PKB_FRONTEND_BUILDER_H

@@ -1,0 +1,899 @@
+//===- ExprBuilder.cpp - Clang expressions to values and memory events ----===//
+//
+// Evaluates expressions in program order: builds pkb::Expr values over the
+// launch coordinates and parameters, tracks pointers (base, peer, index) and
+// emits Load/Store events for memory accesses. Casts are transparent,
+// constants (sizeof, constexpr, enumerators) are folded by Clang's
+// evaluator. See docs/frontend.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Builder.h"
+
+#include "clang/AST/RecordLayout.h"
+#include "clang/Lex/Lexer.h"
+
+namespace pkb::fe {
+
+using namespace clang;
+
+//===----------------------------------------------------------------------===//
+// Folding constructors.
+//===----------------------------------------------------------------------===//
+
+static bool isConst(const ExprRef &E, int64_t V) {
+  return E && E->Op == ExprOp::Const && E->Value == V;
+}
+
+ExprRef mkAdd(ExprRef A, ExprRef B) {
+  if (!A || !B)
+    return nullptr;
+  if (A->Op == ExprOp::Const && B->Op == ExprOp::Const)
+    return Expr::constant(A->Value + B->Value);
+  if (isConst(A, 0))
+    return B;
+  if (isConst(B, 0))
+    return A;
+  return Expr::binary(ExprOp::Add, A, B);
+}
+
+ExprRef mkSub(ExprRef A, ExprRef B) {
+  if (!A || !B)
+    return nullptr;
+  if (A->Op == ExprOp::Const && B->Op == ExprOp::Const)
+    return Expr::constant(A->Value - B->Value);
+  if (isConst(B, 0))
+    return A;
+  return Expr::binary(ExprOp::Sub, A, B);
+}
+
+ExprRef mkMul(ExprRef A, ExprRef B) {
+  if (!A || !B)
+    return nullptr;
+  if (A->Op == ExprOp::Const && B->Op == ExprOp::Const)
+    return Expr::constant(A->Value * B->Value);
+  if (isConst(A, 1))
+    return B;
+  if (isConst(B, 1))
+    return A;
+  if (isConst(A, 0) || isConst(B, 0))
+    return Expr::constant(0);
+  return Expr::binary(ExprOp::Mul, A, B);
+}
+
+ExprRef mkNot(ExprRef A) {
+  if (!A)
+    return nullptr;
+  if (A->Op == ExprOp::LNot && !A->Ops.empty())
+    return A->Ops[0];
+  if (A->Op == ExprOp::Const)
+    return Expr::constant(A->Value == 0);
+  static const std::pair<ExprOp, ExprOp> Flip[] = {
+      {ExprOp::Eq, ExprOp::Ne}, {ExprOp::Ne, ExprOp::Eq},
+      {ExprOp::Lt, ExprOp::Ge}, {ExprOp::Ge, ExprOp::Lt},
+      {ExprOp::Gt, ExprOp::Le}, {ExprOp::Le, ExprOp::Gt}};
+  for (auto [From, To] : Flip)
+    if (A->Op == From && A->Ops.size() == 2)
+      return Expr::binary(To, A->Ops[0], A->Ops[1]);
+  return Expr::unary(ExprOp::LNot, A);
+}
+
+ExprRef mkAnd(const std::vector<ExprRef> &Xs) {
+  ExprRef R;
+  for (const ExprRef &X : Xs) {
+    if (!X)
+      continue;
+    R = R ? Expr::binary(ExprOp::LAnd, R, X) : X;
+  }
+  return R;
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers.
+//===----------------------------------------------------------------------===//
+
+std::optional<int64_t> Builder::constant(const clang::Expr *E) const {
+  if (!E || E->isValueDependent() || E->isTypeDependent() ||
+      E->containsErrors())
+    return std::nullopt;
+  QualType T = E->getType();
+  if (T.isNull() || !T->isIntegralOrEnumerationType())
+    return std::nullopt;
+  clang::Expr::EvalResult R;
+  if (!E->EvaluateAsInt(R, Ctx, clang::Expr::SE_NoSideEffects))
+    return std::nullopt;
+  if (!R.Val.isInt())
+    return std::nullopt;
+  return R.Val.getInt().getExtValue();
+}
+
+unsigned Builder::sizeOf(QualType T) const {
+  if (T.isNull())
+    return 0;
+  T = T.getNonReferenceType();
+  if (T->isDependentType() || T->isIncompleteType() || T->isVoidType() ||
+      T->isFunctionType() || T->isSizelessType() || T->containsErrors())
+    return 0;
+  if (const auto *RT = T->getAs<RecordType>())
+    if (RT->getDecl()->isInvalidDecl())
+      return 0;
+  return static_cast<unsigned>(Ctx.getTypeSizeInChars(T).getQuantity());
+}
+
+unsigned Builder::pointeeSize(QualType T) const {
+  if (T.isNull())
+    return 0;
+  T = T.getNonReferenceType();
+  if (const auto *PT = T->getAs<PointerType>())
+    return sizeOf(PT->getPointeeType());
+  if (const ArrayType *AT = T->getAsArrayTypeUnsafe())
+    return sizeOf(AT->getElementType());
+  return 0;
+}
+
+std::string Builder::text(const Stmt *S) const {
+  if (!S)
+    return "?";
+  const SourceManager &SM = Ctx.getSourceManager();
+  CharSourceRange R = CharSourceRange::getTokenRange(S->getSourceRange());
+  R = Lexer::makeFileCharRange(R, SM, Ctx.getLangOpts());
+  if (R.isInvalid())
+    return "?";
+  bool Invalid = false;
+  llvm::StringRef T = Lexer::getSourceText(R, SM, Ctx.getLangOpts(), &Invalid);
+  if (Invalid || T.empty())
+    return "?";
+  std::string Out;
+  for (char C : T.take_front(96)) {
+    if (C == '\n' || C == '\t' || C == '\r')
+      C = ' ';
+    if (C == ' ' && !Out.empty() && Out.back() == ' ')
+      continue;
+    Out += C;
+  }
+  return Out;
+}
+
+Address Builder::toAddress(const PtrVal &P) const {
+  Address A;
+  A.Base = P.Base;
+  A.Peer = P.Peer;
+  A.Index = P.Index;
+  A.ByteOffset = P.ByteOffset;
+  A.Space = P.Space;
+  if (P.Peer && A.Space != AddrSpace::Multicast)
+    A.Space = AddrSpace::Peer;
+  return A;
+}
+
+void Builder::emitAccess(EventKind Kind, const PtrVal &P, QualType T,
+                         const Stmt *At, ExprRef Value) {
+  Event &E = emit(Kind, At);
+  E.Addr = toAddress(P);
+  E.Width = sizeOf(T);
+  if (!T.isNull() && T.isVolatileQualified()) {
+    E.Order = MemOrder::Volatile;
+    E.Scp = Scope::System;
+  }
+  E.Value = std::move(Value);
+  E.Text = text(At);
+  if (Kind == EventKind::Load)
+    LastLoad = static_cast<int>(K.Events.size()) - 1;
+}
+
+ExprRef Builder::loadValue(const clang::Expr *E, int EventIndex) {
+  if (!Conds.empty() && Conds.back()->PolledEvent < 0 && EventIndex >= 0) {
+    Conds.back()->PolledEvent = EventIndex;
+    return Expr::var("polled");
+  }
+  return Expr::opaque(text(E));
+}
+
+/// Changes the element type of \p P to the pointee of \p PtrTy.
+static void retype(PtrVal &P, unsigned NewSize) {
+  if (NewSize == 0 || NewSize == P.ElemBytes)
+    return;
+  if (P.IsTable) {
+    P.ElemBytes = NewSize;
+    return;
+  }
+  if (!P.Index || isConst(P.Index, 0)) {
+    P.ElemBytes = NewSize;
+    return;
+  }
+  if (P.ElemBytes == 0) {
+    P.Index = nullptr;
+  } else {
+    P.ByteOffset =
+        P.ByteOffset
+            ? mkAdd(P.ByteOffset, mkMul(P.Index, Expr::constant(P.ElemBytes)))
+            : mkMul(P.Index, Expr::constant(P.ElemBytes));
+    P.Index = Expr::constant(0);
+  }
+  P.ElemBytes = NewSize;
+}
+
+static const clang::Expr *skipWrappers(const clang::Expr *E) {
+  while (E) {
+    if (const auto *P = dyn_cast<ParenExpr>(E))
+      E = P->getSubExpr();
+    else if (const auto *F = dyn_cast<FullExpr>(E))
+      E = F->getSubExpr();
+    else if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(E))
+      E = M->getSubExpr();
+    else if (const auto *B = dyn_cast<CXXBindTemporaryExpr>(E))
+      E = B->getSubExpr();
+    else if (const auto *D = dyn_cast<CXXDefaultArgExpr>(E))
+      E = D->getExpr();
+    else if (const auto *O = dyn_cast<OpaqueValueExpr>(E)) {
+      if (!O->getSourceExpr())
+        break;
+      E = O->getSourceExpr();
+    } else
+      break;
+  }
+  return E;
+}
+
+/// "tid.x" & co for threadIdx.x, blockIdx.y, ... (Clang's builtin variables
+/// are MS properties: PseudoObjectExpr over MSPropertyRefExpr).
+static ExprRef builtinVar(const clang::Expr *E) {
+  E = E ? E->IgnoreParenImpCasts() : nullptr;
+  const clang::Expr *Base = nullptr;
+  std::string Field;
+  if (const auto *PO = dyn_cast_or_null<PseudoObjectExpr>(E)) {
+    if (const auto *PR = dyn_cast<MSPropertyRefExpr>(
+            PO->getSyntacticForm()->IgnoreParens())) {
+      Base = PR->getBaseExpr();
+      if (PR->getPropertyDecl())
+        Field = PR->getPropertyDecl()->getName().str();
+    }
+  } else if (const auto *PR = dyn_cast_or_null<MSPropertyRefExpr>(E)) {
+    Base = PR->getBaseExpr();
+    if (PR->getPropertyDecl())
+      Field = PR->getPropertyDecl()->getName().str();
+  } else if (const auto *ME = dyn_cast_or_null<MemberExpr>(E)) {
+    Base = ME->getBase();
+    Field = ME->getMemberDecl()->getName().str();
+  }
+  if (!Base || Field.size() != 1 || Field[0] < 'x' || Field[0] > 'z')
+    return nullptr;
+  Base = Base->IgnoreParenImpCasts();
+  if (const auto *OV = dyn_cast<OpaqueValueExpr>(Base))
+    if (OV->getSourceExpr())
+      Base = OV->getSourceExpr()->IgnoreParenImpCasts();
+  const auto *DR = dyn_cast<DeclRefExpr>(Base);
+  if (!DR || !DR->getDecl()->getIdentifier())
+    return nullptr;
+  llvm::StringRef N = DR->getDecl()->getName();
+  const char *P = N == "threadIdx"  ? "tid."
+                  : N == "blockIdx" ? "bid."
+                  : N == "blockDim" ? "bdim."
+                  : N == "gridDim"  ? "gdim."
+                                    : nullptr;
+  if (!P)
+    return nullptr;
+  return Expr::var(std::string(P) + Field);
+}
+
+static ExprOp binOp(BinaryOperatorKind K) {
+  switch (K) {
+  case BO_Add:
+  case BO_AddAssign:
+    return ExprOp::Add;
+  case BO_Sub:
+  case BO_SubAssign:
+    return ExprOp::Sub;
+  case BO_Mul:
+  case BO_MulAssign:
+    return ExprOp::Mul;
+  case BO_Div:
+  case BO_DivAssign:
+    return ExprOp::Div;
+  case BO_Rem:
+  case BO_RemAssign:
+    return ExprOp::Rem;
+  case BO_Shl:
+  case BO_ShlAssign:
+    return ExprOp::Shl;
+  case BO_Shr:
+  case BO_ShrAssign:
+    return ExprOp::Shr;
+  case BO_And:
+  case BO_AndAssign:
+    return ExprOp::And;
+  case BO_Or:
+  case BO_OrAssign:
+    return ExprOp::Or;
+  case BO_Xor:
+  case BO_XorAssign:
+    return ExprOp::Xor;
+  case BO_LT:
+    return ExprOp::Lt;
+  case BO_GT:
+    return ExprOp::Gt;
+  case BO_LE:
+    return ExprOp::Le;
+  case BO_GE:
+    return ExprOp::Ge;
+  case BO_EQ:
+    return ExprOp::Eq;
+  case BO_NE:
+    return ExprOp::Ne;
+  case BO_LAnd:
+    return ExprOp::LAnd;
+  case BO_LOr:
+    return ExprOp::LOr;
+  default:
+    return ExprOp::Opaque;
+  }
+}
+
+static ExprRef arith(ExprOp Op, ExprRef A, ExprRef B) {
+  if (!A || !B)
+    return nullptr;
+  switch (Op) {
+  case ExprOp::Add:
+    return mkAdd(A, B);
+  case ExprOp::Sub:
+    return mkSub(A, B);
+  case ExprOp::Mul:
+    return mkMul(A, B);
+  default:
+    return Expr::binary(Op, A, B);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Declarations.
+//===----------------------------------------------------------------------===//
+
+void Builder::bindLocal(const VarDecl *VD, Val V) {
+  if (!VD)
+    return;
+  std::string Local = "local:" + VD->getName().str() + "@" +
+                      std::to_string(Map.map(VD->getLocation()).Line);
+  const auto &MD = multiDefs(frame().FD);
+  auto It = MD.find(VD);
+  if (It != MD.end()) {
+    V.E = It->second ? Expr::constant(*It->second) : Expr::var(Local);
+  } else if (!V.E || V.E->hasOpaque() || V.E->mentions("polled")) {
+    V.E = Expr::var(Local);
+  }
+  frame().Vars[VD] = std::move(V);
+}
+
+Val Builder::declRef(const ValueDecl *D, const clang::Expr *At) {
+  if (!D)
+    return {Expr::opaque(text(At))};
+  auto &Vars = frame().Vars;
+  auto It = Vars.find(D);
+  if (It != Vars.end()) {
+    // A loop condition reading a local assigned from memory in the loop
+    // body (do { v = ld(flag); } while (v != 1)) polls that read.
+    if (const auto *VD = dyn_cast<VarDecl>(D))
+      if (!Conds.empty() && Conds.back()->PolledEvent < 0) {
+        auto L = frame().LoadedFrom.find(VD);
+        if (L != frame().LoadedFrom.end() && L->second >= 0) {
+          Conds.back()->PolledEvent = L->second;
+          Val V = It->second;
+          V.E = Expr::var("polled");
+          return V;
+        }
+      }
+    return It->second;
+  }
+  if (const auto *EC = dyn_cast<EnumConstantDecl>(D))
+    return {Expr::constant(EC->getInitVal().getExtValue())};
+  if (const auto *VD = dyn_cast<VarDecl>(D)) {
+    if (VD->getName() == "warpSize")
+      return {Expr::constant(32)};
+    if (VD->hasGlobalStorage() || VD->hasAttr<CUDASharedAttr>()) {
+      Val V{Expr::opaque(VD->getName().str())};
+      QualType T = VD->getType();
+      if (VD->hasAttr<CUDASharedAttr>() || VD->hasAttr<CUDADeviceAttr>() ||
+          VD->hasAttr<CUDAConstantAttr>()) {
+        PtrVal P;
+        P.Base = VD->getName().str();
+        P.Index = Expr::constant(0);
+        P.Space = VD->hasAttr<CUDASharedAttr>() ? AddrSpace::Shared
+                                                : AddrSpace::Global;
+        P.ElemBytes = T->isArrayType() ? pointeeSize(T) : sizeOf(T);
+        V.P = P;
+      }
+      return V;
+    }
+    return {Expr::var("local:" + VD->getName().str() + "@" +
+                      std::to_string(Map.map(VD->getLocation()).Line))};
+  }
+  return {Expr::opaque(text(At))};
+}
+
+//===----------------------------------------------------------------------===//
+// Lvalues and pointers.
+//===----------------------------------------------------------------------===//
+
+std::optional<PtrVal> Builder::lvalue(const clang::Expr *E) {
+  E = skipWrappers(E);
+  if (!E || Budget == 0)
+    return std::nullopt;
+  --Budget;
+  if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
+    std::optional<PtrVal> B = pointer(AS->getBase());
+    ExprRef I = rv(AS->getIdx());
+    if (!B)
+      return std::nullopt;
+    B->Index = B->Index ? mkAdd(B->Index, I) : nullptr;
+    return B;
+  }
+  if (const auto *U = dyn_cast<UnaryOperator>(E)) {
+    if (U->getOpcode() == UO_Deref)
+      return pointer(U->getSubExpr());
+    if (U->getOpcode() == UO_Extension)
+      return lvalue(U->getSubExpr());
+  }
+  if (const auto *DR = dyn_cast<DeclRefExpr>(E)) {
+    const ValueDecl *D = DR->getDecl();
+    if (const auto *VD = dyn_cast<VarDecl>(D)) {
+      if (VD->getType()->isReferenceType() || VD->hasAttr<CUDASharedAttr>() ||
+          (VD->hasGlobalStorage() && !VD->isStaticLocal()))
+        return declRef(D, E).P;
+    }
+    return std::nullopt; // a local variable: not memory
+  }
+  if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+    std::optional<PtrVal> B =
+        ME->isArrow() ? pointer(ME->getBase()) : lvalue(ME->getBase());
+    if (!B)
+      return std::nullopt;
+    const auto *FD = dyn_cast<FieldDecl>(ME->getMemberDecl());
+    if (FD && !FD->getParent()->isDependentType() &&
+        !FD->getParent()->isInvalidDecl() && FD->getParent()->getDefinition()) {
+      const ASTRecordLayout &L = Ctx.getASTRecordLayout(FD->getParent());
+      int64_t Off = static_cast<int64_t>(L.getFieldOffset(FD->getFieldIndex()) /
+                                         Ctx.getCharWidth());
+      if (B->ElemBytes && B->Index)
+        B->ByteOffset =
+            mkAdd(B->ByteOffset ? B->ByteOffset : Expr::constant(0),
+                  mkAdd(mkMul(B->Index, Expr::constant(B->ElemBytes)),
+                        Expr::constant(Off)));
+      else
+        B->ByteOffset = nullptr;
+      B->Index = Expr::constant(0);
+      B->ElemBytes = sizeOf(FD->getType());
+    } else {
+      B->Index = nullptr;
+    }
+    return B;
+  }
+  if (const auto *CO = dyn_cast<ConditionalOperator>(E)) {
+    rv(CO->getCond());
+    std::optional<PtrVal> A = lvalue(CO->getTrueExpr());
+    std::optional<PtrVal> B = lvalue(CO->getFalseExpr());
+    if (A && B && A->Base == B->Base) {
+      A->Index = nullptr;
+      return A;
+    }
+    return std::nullopt;
+  }
+  eval(E);
+  return std::nullopt;
+}
+
+std::optional<PtrVal> Builder::pointer(const clang::Expr *E) {
+  E = skipWrappers(E);
+  if (!E || Budget == 0)
+    return std::nullopt;
+  --Budget;
+  if (const auto *CE = dyn_cast<CastExpr>(E)) {
+    const clang::Expr *Sub = CE->getSubExpr();
+    unsigned NewSize = pointeeSize(CE->getType());
+    if (CE->getCastKind() == CK_LValueToRValue) {
+      const clang::Expr *S = skipWrappers(Sub);
+      if (const auto *DR = dyn_cast<DeclRefExpr>(S))
+        return declRef(DR->getDecl(), S).P;
+      if (const auto *ME = dyn_cast<MemberExpr>(S))
+        if (std::optional<Val> F = fieldValue(ME))
+          return F->P;
+      // Reading a pointer out of a table: peers[r] -> peer pointer.
+      if (const auto *AS = dyn_cast<ArraySubscriptExpr>(S)) {
+        std::optional<PtrVal> B = pointer(AS->getBase());
+        ExprRef I = rv(AS->getIdx());
+        if (!B)
+          return std::nullopt;
+        PtrVal P;
+        P.Base = B->Base;
+        P.Peer = B->Peer ? B->Peer : (B->Index ? mkAdd(B->Index, I) : I);
+        P.Index = Expr::constant(0);
+        P.Space = AddrSpace::Peer;
+        P.ElemBytes = pointeeSize(E->getType());
+        return P;
+      }
+      if (const auto *U = dyn_cast<UnaryOperator>(S))
+        if (U->getOpcode() == UO_Deref) {
+          std::optional<PtrVal> B = pointer(U->getSubExpr());
+          if (!B)
+            return std::nullopt;
+          PtrVal P;
+          P.Base = B->Base;
+          P.Peer = B->Index ? B->Index : Expr::constant(0);
+          P.Index = Expr::constant(0);
+          P.Space = AddrSpace::Peer;
+          P.ElemBytes = pointeeSize(E->getType());
+          return P;
+        }
+      lvalue(S);
+      return std::nullopt;
+    }
+    std::optional<PtrVal> P;
+    if (Sub->getType()->isPointerType() || Sub->getType()->isArrayType() ||
+        Sub->getType()->isNullPtrType())
+      P = CE->getCastKind() == CK_ArrayToPointerDecay && !isa<CastExpr>(Sub)
+              ? arrayBase(Sub)
+              : pointer(Sub);
+    else
+      P = eval(Sub).P;
+    if (P && !E->getType()->isIntegerType())
+      retype(*P, NewSize);
+    return P;
+  }
+  if (isa<DeclRefExpr>(E) || isa<MemberExpr>(E))
+    return arrayBase(E);
+  if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
+    if (BO->getOpcode() == BO_Add || BO->getOpcode() == BO_Sub) {
+      bool LP = BO->getLHS()->getType()->isPointerType() ||
+                BO->getLHS()->getType()->isArrayType();
+      const clang::Expr *PE = LP ? BO->getLHS() : BO->getRHS();
+      const clang::Expr *IE = LP ? BO->getRHS() : BO->getLHS();
+      if (!IE->getType()->isIntegralOrEnumerationType()) {
+        rv(BO->getLHS());
+        rv(BO->getRHS());
+        return std::nullopt;
+      }
+      std::optional<PtrVal> P = pointer(PE);
+      ExprRef I = rv(IE);
+      if (!P)
+        return std::nullopt;
+      if (P->Index)
+        P->Index =
+            BO->getOpcode() == BO_Add ? mkAdd(P->Index, I) : mkSub(P->Index, I);
+      return P;
+    }
+  }
+  if (const auto *U = dyn_cast<UnaryOperator>(E)) {
+    if (U->getOpcode() == UO_AddrOf)
+      return lvalue(U->getSubExpr());
+  }
+  if (const auto *CO = dyn_cast<ConditionalOperator>(E)) {
+    ExprRef C = rv(CO->getCond());
+    std::optional<PtrVal> A = pointer(CO->getTrueExpr());
+    std::optional<PtrVal> B = pointer(CO->getFalseExpr());
+    if (A && B && A->Base == B->Base && A->Space == B->Space) {
+      if (A->Peer && B->Peer && A->Peer != B->Peer)
+        A->Peer = Expr::select(C, A->Peer, B->Peer);
+      if (A->Index && B->Index)
+        A->Index = Expr::select(C, A->Index, B->Index);
+      else
+        A->Index = nullptr;
+      return A;
+    }
+    return std::nullopt;
+  }
+  return evalOther(E).P;
+}
+
+/// Pointer to the first element of an array lvalue or pointer-valued
+/// declaration (parameter, local, shared array, ABI field).
+std::optional<PtrVal> Builder::arrayBase(const clang::Expr *E) {
+  E = skipWrappers(E);
+  if (const auto *DR = dyn_cast_or_null<DeclRefExpr>(E))
+    return declRef(DR->getDecl(), E).P;
+  if (const auto *ME = dyn_cast_or_null<MemberExpr>(E)) {
+    if (std::optional<Val> F = fieldValue(ME))
+      return F->P;
+    std::optional<PtrVal> P = lvalue(E);
+    if (P) {
+      P->ElemBytes = pointeeSize(E->getType());
+      P->Index = Expr::constant(0);
+    }
+    return P;
+  }
+  return lvalue(E);
+}
+
+//===----------------------------------------------------------------------===//
+// Rvalues.
+//===----------------------------------------------------------------------===//
+
+Val Builder::recordRead(const clang::Expr *E) {
+  const clang::Expr *S = skipWrappers(E);
+  if (!S)
+    return {Expr::opaque("?")};
+  if (const auto *IC = dyn_cast<ImplicitCastExpr>(S))
+    if (IC->getCastKind() == CK_NoOp || IC->getCastKind() == CK_DerivedToBase ||
+        IC->getCastKind() == CK_UncheckedDerivedToBase)
+      S = skipWrappers(IC->getSubExpr());
+  QualType T = S->getType();
+  if (S->isGLValue() && !T.isNull() && T->isRecordType()) {
+    Scope Sc;
+    unsigned W = 0;
+    if (atomicRefInfo(T, Sc, W) || !T->getAsCXXRecordDecl() ||
+        !T->getAsCXXRecordDecl()->hasDefinition())
+      return eval(S);
+    if (const auto *DR = dyn_cast<DeclRefExpr>(S)) {
+      const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
+      if (!VD ||
+          (!VD->hasGlobalStorage() && !VD->getType()->isReferenceType() &&
+           !VD->hasAttr<CUDASharedAttr>()))
+        return eval(S); // a local or by-value parameter: no memory access
+    }
+    std::optional<PtrVal> P = lvalue(S);
+    if (!P)
+      return {Expr::opaque(text(S))};
+    emitAccess(EventKind::Load, *P, T, S);
+    return {loadValue(S, static_cast<int>(K.Events.size()) - 1)};
+  }
+  return eval(S);
+}
+
+Val Builder::eval(const clang::Expr *E) {
+  E = skipWrappers(E);
+  if (!E)
+    return {Expr::opaque("?")};
+  if (Budget == 0)
+    return {Expr::opaque(text(E))};
+  --Budget;
+  if (!E->HasSideEffects(Ctx))
+    if (std::optional<int64_t> C = constant(E))
+      return {Expr::constant(*C)};
+  QualType T = E->getType();
+  bool IsPtr = !T.isNull() && (T->isPointerType() || T->isArrayType());
+  bool Special = isa<CallExpr>(E) || isa<ConditionalOperator>(E) ||
+                 isa<BinaryOperator>(E) || isa<UnaryOperator>(E);
+  if (IsPtr && !Special)
+    return {Expr::opaque(text(E)), pointer(E)};
+  if (IsPtr) {
+    if (const auto *BO = dyn_cast<BinaryOperator>(E))
+      if (BO->getOpcode() == BO_Add || BO->getOpcode() == BO_Sub)
+        return {Expr::opaque(text(E)), pointer(E)};
+    if (const auto *U = dyn_cast<UnaryOperator>(E))
+      if (U->getOpcode() == UO_AddrOf)
+        return {Expr::opaque(text(E)), pointer(E)};
+    if (isa<ConditionalOperator>(E))
+      return {Expr::opaque(text(E)), pointer(E)};
+  }
+  return evalOther(E);
+}
+
+Val Builder::evalOther(const clang::Expr *E) {
+  if (ExprRef B = builtinVar(E))
+    return {B};
+  if (const auto *CE = dyn_cast<CastExpr>(E)) {
+    const clang::Expr *Sub = CE->getSubExpr();
+    if (CE->getCastKind() == CK_LValueToRValue) {
+      const clang::Expr *S = skipWrappers(Sub);
+      if (const auto *DR = dyn_cast<DeclRefExpr>(S)) {
+        const ValueDecl *D = DR->getDecl();
+        const auto *VD = dyn_cast<VarDecl>(D);
+        bool Memory = VD && (VD->getType()->isReferenceType() ||
+                             VD->hasAttr<CUDASharedAttr>() ||
+                             (VD->hasGlobalStorage() && !VD->isStaticLocal() &&
+                              !VD->getType().isConstQualified()));
+        if (!Memory)
+          return declRef(D, S);
+      }
+      if (const auto *ME = dyn_cast<MemberExpr>(S))
+        if (std::optional<Val> F = fieldValue(ME))
+          return *F;
+      // Integer read from an address table: (T*)ptrs[r] designates a peer.
+      if (const auto *AS = dyn_cast<ArraySubscriptExpr>(S)) {
+        if (const auto *BD =
+                dyn_cast<DeclRefExpr>(AS->getBase()->IgnoreParenImpCasts()))
+          if (const auto *PV = dyn_cast<ParmVarDecl>(BD->getDecl()))
+            if (TableParms.count(PV)) {
+              std::optional<PtrVal> B = pointer(AS->getBase());
+              ExprRef I = rv(AS->getIdx());
+              if (B) {
+                PtrVal P;
+                P.Base = B->Base;
+                P.Peer = B->Peer ? B->Peer : I;
+                P.Index = Expr::constant(0);
+                P.Space = AddrSpace::Peer;
+                AddrTables.insert(B->Base);
+                return {Expr::opaque(text(E)), P};
+              }
+            }
+      }
+      std::optional<PtrVal> L = lvalue(S);
+      if (!L)
+        return {Expr::opaque(text(E))};
+      if (L->IsTable) {
+        PtrVal P = *L;
+        P.IsTable = false;
+        P.Peer = L->Index;
+        P.Index = Expr::constant(0);
+        P.Space = AddrSpace::Peer;
+        return {Expr::opaque(text(E)), P};
+      }
+      emitAccess(EventKind::Load, *L, S->getType(), S);
+      return {loadValue(S, static_cast<int>(K.Events.size()) - 1)};
+    }
+    Val V = eval(Sub);
+    if (CE->getType()->isPointerType() && V.P)
+      retype(*V.P, pointeeSize(CE->getType()));
+    return V;
+  }
+  if (const auto *DR = dyn_cast<DeclRefExpr>(E))
+    return declRef(DR->getDecl(), E);
+  if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+    if (std::optional<Val> F = fieldValue(ME))
+      return *F;
+    lvalue(E);
+    return {Expr::opaque(text(E))};
+  }
+  if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
+    BinaryOperatorKind Op = BO->getOpcode();
+    if (Op == BO_Comma) {
+      eval(BO->getLHS());
+      return eval(BO->getRHS());
+    }
+    if (BO->isAssignmentOp()) {
+      // C++17: the right operand is sequenced before the left.
+      const clang::Expr *L = skipWrappers(BO->getLHS());
+      int Before = static_cast<int>(K.Events.size());
+      int LastBefore = LastLoad;
+      Val R = eval(BO->getRHS());
+      if (const auto *DR = dyn_cast<DeclRefExpr>(L)) {
+        const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
+        if (VD && !VD->hasGlobalStorage() &&
+            !VD->getType()->isReferenceType()) {
+          Val NV = frame().Vars.count(VD) ? frame().Vars[VD] : Val{};
+          if (Op == BO_Assign) {
+            if (R.P)
+              NV.P = R.P;
+            else
+              NV.P.reset();
+            if (LastLoad != LastBefore && LastLoad >= Before)
+              frame().LoadedFrom[VD] = LastLoad;
+            else
+              frame().LoadedFrom.erase(VD);
+          } else if (NV.P) {
+            NV.P->Index = nullptr;
+          }
+          if (!NV.E)
+            NV.E = Expr::var("local:" + VD->getName().str() + "@" +
+                             std::to_string(Map.map(VD->getLocation()).Line));
+          frame().Vars[VD] = NV;
+          return R;
+        }
+      }
+      std::optional<PtrVal> P = lvalue(L);
+      if (!P)
+        return R;
+      if (Op != BO_Assign) {
+        emitAccess(EventKind::Load, *P, L->getType(), E);
+        emitAccess(EventKind::Store, *P, L->getType(), E, nullptr);
+      } else {
+        emitAccess(EventKind::Store, *P, L->getType(), E, R.E);
+      }
+      return R;
+    }
+    if (Op == BO_LAnd || Op == BO_LOr) {
+      ExprRef A = rv(BO->getLHS());
+      Guards.push_back(Op == BO_LAnd ? A : mkNot(A));
+      ExprRef B = rv(BO->getRHS());
+      Guards.pop_back();
+      return {Expr::binary(binOp(Op), A, B)};
+    }
+    ExprRef A = rv(BO->getLHS());
+    ExprRef B = rv(BO->getRHS());
+    ExprOp O = binOp(Op);
+    if (O == ExprOp::Opaque)
+      return {Expr::opaque(text(E))};
+    return {arith(O, A, B)};
+  }
+  if (const auto *U = dyn_cast<UnaryOperator>(E)) {
+    switch (U->getOpcode()) {
+    case UO_Minus: {
+      ExprRef A = rv(U->getSubExpr());
+      return {A->Op == ExprOp::Const ? Expr::constant(-A->Value)
+                                     : Expr::unary(ExprOp::Neg, A)};
+    }
+    case UO_Plus:
+    case UO_Extension:
+      return eval(U->getSubExpr());
+    case UO_Not:
+      return {Expr::unary(ExprOp::Not, rv(U->getSubExpr()))};
+    case UO_LNot:
+      return {mkNot(rv(U->getSubExpr()))};
+    case UO_PreInc:
+    case UO_PreDec:
+    case UO_PostInc:
+    case UO_PostDec: {
+      const clang::Expr *S = skipWrappers(U->getSubExpr());
+      if (const auto *DR = dyn_cast<DeclRefExpr>(S))
+        if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()))
+          if (!VD->hasGlobalStorage() && !VD->getType()->isReferenceType()) {
+            Val V = declRef(VD, S);
+            if (V.P)
+              V.P->Index = nullptr;
+            frame().Vars[VD] = V;
+            frame().LoadedFrom.erase(VD);
+            return {Expr::opaque(text(E))};
+          }
+      if (std::optional<PtrVal> P = lvalue(S)) {
+        emitAccess(EventKind::Load, *P, S->getType(), E);
+        emitAccess(EventKind::Store, *P, S->getType(), E);
+      }
+      return {Expr::opaque(text(E))};
+    }
+    case UO_AddrOf:
+      return {Expr::opaque(text(E)), lvalue(U->getSubExpr())};
+    case UO_Deref:
+      lvalue(E);
+      return {Expr::opaque(text(E))};
+    default:
+      break;
+    }
+  }
+  if (const auto *CO = dyn_cast<ConditionalOperator>(E)) {
+    ExprRef C = rv(CO->getCond());
+    Guards.push_back(C);
+    Val A = eval(CO->getTrueExpr());
+    Guards.back() = mkNot(C);
+    Val B = eval(CO->getFalseExpr());
+    Guards.pop_back();
+    Val R{Expr::select(C, A.E, B.E)};
+    if (A.P && B.P && A.P->Base == B.P->Base)
+      R.P = A.P;
+    return R;
+  }
+  if (const auto *CE = dyn_cast<CallExpr>(E))
+    return call(CE);
+  if (const auto *AE = dyn_cast<AtomicExpr>(E))
+    return atomicBuiltin(AE);
+  if (const auto *CC = dyn_cast<CXXConstructExpr>(E)) {
+    Scope S = Scope::System;
+    unsigned W = 0;
+    if (atomicRefInfo(CC->getType(), S, W) && CC->getNumArgs() >= 1) {
+      Val V{Expr::opaque(text(E))};
+      const clang::Expr *A0 = skipWrappers(CC->getArg(0));
+      // Copy construction from another atomic_ref.
+      Scope S2;
+      unsigned W2 = 0;
+      if (atomicRefInfo(A0->getType(), S2, W2)) {
+        Val O = eval(A0);
+        if (O.IsAtomicRef)
+          return O;
+      }
+      V.P = lvalue(A0);
+      if (V.P)
+        V.P->ElemBytes = W;
+      V.IsAtomicRef = true;
+      V.RefScope = S;
+      return V;
+    }
+    const CXXConstructorDecl *Ctor = CC->getConstructor();
+    if (Ctor && Ctor->isCopyOrMoveConstructor() && CC->getNumArgs() >= 1)
+      return recordRead(CC->getArg(0));
+    for (const clang::Expr *A : CC->arguments())
+      recordRead(A);
+    return {Expr::opaque(text(E))};
+  }
+  if (const auto *IL = dyn_cast<InitListExpr>(E)) {
+    for (const clang::Expr *A : IL->inits())
+      eval(A);
+    return {Expr::opaque(text(E))};
+  }
+  if (isa<UnaryExprOrTypeTraitExpr>(E) || isa<FloatingLiteral>(E) ||
+      isa<StringLiteral>(E) || isa<CXXNullPtrLiteralExpr>(E))
+    return {Expr::opaque(text(E))};
+  // Anything else (dependent expressions in generic templates, lambdas,
+  // ...): evaluate the children for their side effects.
+  for (const Stmt *C : E->children())
+    if (const auto *CE = dyn_cast_or_null<clang::Expr>(C))
+      eval(CE);
+  return {Expr::opaque(text(E))};
+}
+
+} // namespace pkb::fe

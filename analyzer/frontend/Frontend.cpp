@@ -1,0 +1,547 @@
+//===- Frontend.cpp - Parsing a CUDA unit with Clang LibTooling -----------===//
+//
+// buildModels() parses one CudaUnit in memory as CUDA device code
+// (`-x cuda --cuda-device-only --cuda-gpu-arch=sm_90a -fsyntax-only`), either
+// against a real toolkit or against the bundled shim headers, records Clang's
+// errors as pkb Diagnostics (mapped back through the unit's SourceMap), and
+// hands the AST to the kernel model builder (KernelBuilder.cpp). See
+// docs/frontend.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FrontendInternal.h"
+
+#include "clang/AST/ASTConsumer.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/DiagnosticLex.h"
+#include "clang/Basic/Version.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Tooling/Tooling.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/VirtualFileSystem.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#ifndef PKB_SHIM_DIR
+#define PKB_SHIM_DIR ""
+#endif
+#ifndef PKB_CLANG_RESOURCE_DIR
+#define PKB_CLANG_RESOURCE_DIR ""
+#endif
+
+namespace pkb {
+namespace fe {
+
+//===----------------------------------------------------------------------===//
+// Locations.
+//===----------------------------------------------------------------------===//
+
+bool LocMapper::inMainFile(clang::SourceLocation L) const {
+  if (L.isInvalid())
+    return false;
+  clang::SourceLocation E = SM.getExpansionLoc(L);
+  return SM.getFileID(E) == SM.getMainFileID();
+}
+
+SourceLoc LocMapper::unitStart() const {
+  SourceLoc S = Unit.Map.map(Unit.Text, 1, 1);
+  if (!S.isValid())
+    S = SourceLoc{Unit.Map.File.empty() ? Unit.Name : Unit.Map.File, 1, 1};
+  return S;
+}
+
+SourceLoc LocMapper::map(clang::SourceLocation L) const {
+  SourceLoc Out;
+  if (L.isInvalid())
+    return Out;
+  clang::SourceLocation E = SM.getExpansionLoc(L);
+  if (E.isInvalid())
+    return Out;
+  bool Invalid = false;
+  unsigned Line = SM.getExpansionLineNumber(E, &Invalid);
+  if (Invalid)
+    return Out;
+  unsigned Col = SM.getExpansionColumnNumber(E, &Invalid);
+  if (Invalid)
+    return Out;
+  if (SM.getFileID(E) == SM.getMainFileID()) {
+    Out = Unit.Map.map(Unit.Text, Line, Col);
+    if (!Out.isValid()) {
+      // Unmapped bytes (e.g. an inserted separator): fall back to the
+      // extracted position for .cu files, or the nearest mapped column.
+      const std::string &File =
+          Unit.Map.File.empty() ? Unit.Name : Unit.Map.File;
+      if (Unit.Identity || Unit.Map.segments().empty())
+        return SourceLoc{File, Line, Col};
+      for (unsigned C = Col; C > 1; --C) {
+        Out = Unit.Map.map(Unit.Text, Line, C - 1);
+        if (Out.isValid())
+          return Out;
+      }
+      return SourceLoc{File, Line, Col};
+    }
+    return Out;
+  }
+  Out.File = SM.getFilename(E).str();
+  Out.Line = Line;
+  Out.Col = Col;
+  return Out;
+}
+
+std::string kernelName(const clang::FunctionDecl *FD) {
+  if (!FD)
+    return "";
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  clang::PrintingPolicy PP(FD->getASTContext().getLangOpts());
+  PP.SuppressUnwrittenScope = true;
+  PP.SuppressInlineNamespace = true;
+  FD->getNameForDiagnostic(OS, PP, /*Qualified=*/true);
+  return OS.str();
+}
+
+} // namespace fe
+
+namespace {
+
+using namespace clang;
+
+//===----------------------------------------------------------------------===//
+// Toolkit and argument selection.
+//===----------------------------------------------------------------------===//
+
+bool fileExists(const std::string &P) { return llvm::sys::fs::exists(P); }
+
+bool usableToolkit(const std::string &P) {
+  return !P.empty() && fileExists(P + "/include/cuda_runtime.h") &&
+         fileExists(P + "/include/cuda.h");
+}
+
+/// CUDA_VERSION from <P>/include/cuda.h (e.g. 13000), 0 if unknown.
+unsigned toolkitVersion(const std::string &P) {
+  std::ifstream In(P + "/include/cuda.h");
+  std::string Line;
+  while (std::getline(In, Line)) {
+    auto Pos = Line.find("#define CUDA_VERSION ");
+    if (Pos == std::string::npos)
+      continue;
+    return static_cast<unsigned>(
+        std::strtoul(Line.c_str() + Pos + 21, nullptr, 10));
+  }
+  return 0;
+}
+
+std::string findToolkit(const FrontendOptions &Opts,
+                        std::vector<std::string> &Notes) {
+  if (!Opts.CudaPath.empty()) {
+    if (usableToolkit(Opts.CudaPath))
+      return Opts.CudaPath;
+    Notes.push_back("CUDA path '" + Opts.CudaPath +
+                    "' has no include/cuda_runtime.h; using the bundled "
+                    "shim headers");
+    return "";
+  }
+  for (const char *Env : {"CUDA_PATH", "CUDA_HOME"}) {
+    const char *V = std::getenv(Env);
+    if (V && *V && usableToolkit(V))
+      return V;
+  }
+  if (usableToolkit("/usr/local/cuda"))
+    return "/usr/local/cuda";
+  return "";
+}
+
+std::string resourceDir() {
+  std::string R = PKB_CLANG_RESOURCE_DIR;
+  if (!R.empty() && fileExists(R + "/include/__clang_cuda_runtime_wrapper.h"))
+    return R;
+  std::string Guess = std::string("/usr/lib/llvm-") +
+                      std::to_string(LLVM_VERSION_MAJOR) + "/lib/clang/" +
+                      std::to_string(LLVM_VERSION_MAJOR);
+  return fileExists(Guess) ? Guess : R;
+}
+
+/// A file name for the in-memory main file: next to the original so that
+/// `#include "x.cuh"` resolves relative to the user's directory.
+std::string virtualMainFile(const CudaUnit &Unit) {
+  std::string Orig = Unit.Map.File.empty() ? Unit.Name : Unit.Map.File;
+  llvm::SmallString<256> Abs(Orig.empty() ? "input.cu" : Orig);
+  // Unit names of Python units look like "model.py:CUDA_SRC@12".
+  std::string Base = llvm::sys::path::filename(Abs).str();
+  for (char &C : Base)
+    if (C == ':' || C == '@' || C == ' ')
+      C = '_';
+  llvm::SmallString<256> Dir(llvm::sys::path::parent_path(Abs));
+  if (Dir.empty())
+    Dir = ".";
+  if (!llvm::sys::path::is_absolute(Dir))
+    llvm::sys::fs::make_absolute(Dir);
+  llvm::sys::path::remove_dots(Dir, /*remove_dot_dot=*/true);
+  llvm::StringRef Ext = llvm::sys::path::extension(Base);
+  bool IsCu = Ext == ".cu" || Ext == ".cuh";
+  if (!Unit.Identity || !IsCu)
+    Base += ".pkb.cu";
+  llvm::SmallString<256> Out(Dir);
+  llvm::sys::path::append(Out, Base);
+  return Out.str().str();
+}
+
+//===----------------------------------------------------------------------===//
+// Diagnostics.
+//===----------------------------------------------------------------------===//
+
+/// Records Clang errors as pkb Diagnostics with mapped locations. A missing
+/// include becomes "missing-include" (Note); later errors in a unit with a
+/// missing include are reported as warnings (they are usually consequences).
+class RecordingConsumer : public DiagnosticConsumer {
+public:
+  RecordingConsumer(const CudaUnit &Unit) : Unit(Unit) {}
+
+  void HandleDiagnostic(DiagnosticsEngine::Level Level,
+                        const clang::Diagnostic &Info) override {
+    DiagnosticConsumer::HandleDiagnostic(Level, Info);
+    if (Level < DiagnosticsEngine::Error)
+      return;
+    llvm::SmallString<256> Msg;
+    Info.FormatDiagnostic(Msg);
+    pkb::Diagnostic D;
+    D.Message = Msg.str().str();
+    if (Info.hasSourceManager() && Info.getLocation().isValid()) {
+      fe::LocMapper M(Info.getSourceManager(), Unit);
+      D.Loc = M.map(Info.getLocation());
+    }
+    if (!D.Loc.isValid())
+      D.Loc =
+          SourceLoc{Unit.Map.File.empty() ? Unit.Name : Unit.Map.File, 1, 1};
+    bool Missing = Info.getID() == diag::err_pp_file_not_found ||
+                   llvm::StringRef(D.Message).ends_with("file not found");
+    if (Missing) {
+      D.Code = "missing-include";
+      D.Sev = Severity::Note;
+      D.Message += "; continuing without it (kernels that still parse are "
+                   "analyzed)";
+      SawMissingInclude = true;
+      Diags.push_back(std::move(D));
+      return;
+    }
+    ++Errors;
+    if (Errors > MaxReported) {
+      ++Suppressed;
+      return;
+    }
+    D.Code = "parse-error";
+    D.Sev = SawMissingInclude ? Severity::Warning : Severity::Error;
+    if (SawMissingInclude)
+      D.Message += " (possibly caused by a missing include)";
+    Diags.push_back(std::move(D));
+  }
+
+  void finish() {
+    if (Suppressed == 0)
+      return;
+    pkb::Diagnostic D;
+    D.Code = "parse-error";
+    D.Sev = Severity::Note;
+    D.Loc = SourceLoc{Unit.Map.File.empty() ? Unit.Name : Unit.Map.File, 1, 1};
+    D.Message = std::to_string(Suppressed) + " more parse errors not shown";
+    Diags.push_back(std::move(D));
+    Suppressed = 0;
+  }
+
+  std::vector<pkb::Diagnostic> Diags;
+  unsigned Errors = 0;
+  bool SawMissingInclude = false;
+
+private:
+  static constexpr unsigned MaxReported = 25;
+  const CudaUnit &Unit;
+  unsigned Suppressed = 0;
+};
+
+//===----------------------------------------------------------------------===//
+// Kernel discovery.
+//===----------------------------------------------------------------------===//
+
+/// Collects __global__ definitions: concrete functions and specializations,
+/// and uninstantiated template patterns.
+class KernelFinder : public RecursiveASTVisitor<KernelFinder> {
+public:
+  explicit KernelFinder(const SourceManager &SM) : SM(SM) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitImplicitCode() const { return false; }
+
+  bool VisitFunctionDecl(FunctionDecl *FD) {
+    if (!FD || !FD->hasAttr<CUDAGlobalAttr>())
+      return true;
+    if (!FD->doesThisDeclarationHaveABody() && !FD->isTemplateInstantiation())
+      return true;
+    if (!FD->getBody())
+      return true;
+    SourceLocation L = FD->getLocation();
+    if (L.isValid() && SM.isInSystemHeader(SM.getExpansionLoc(L)))
+      return true;
+    if (!Seen.insert(FD).second)
+      return true;
+    if (FD->isDependentContext())
+      Patterns.push_back(FD);
+    else
+      Concrete.push_back(FD);
+    return true;
+  }
+
+  std::vector<const FunctionDecl *> Concrete, Patterns;
+
+private:
+  const SourceManager &SM;
+  std::set<const FunctionDecl *> Seen;
+};
+
+const FunctionDecl *patternOf(const FunctionDecl *FD) {
+  if (!FD)
+    return nullptr;
+  if (const FunctionTemplateDecl *T = FD->getPrimaryTemplate())
+    if (const FunctionDecl *P = T->getTemplatedDecl())
+      return P->getCanonicalDecl();
+  if (const FunctionDecl *P = FD->getTemplateInstantiationPattern())
+    return P->getCanonicalDecl();
+  return FD->getCanonicalDecl();
+}
+
+/// State shared between buildModels and the AST consumer.
+struct RunState {
+  const CudaUnit &Unit;
+  const FrontendOptions &Opts;
+  FrontendResult &Result;
+  std::vector<std::string> UnitNotes;
+  bool Ran = false;
+  std::vector<std::pair<unsigned, unsigned>> ErrorLines; // [line range]
+  /// Parse diagnostics recorded so far (RecordingConsumer::Diags).
+  const std::vector<pkb::Diagnostic> *ParseDiags = nullptr;
+};
+
+class ModelConsumer : public ASTConsumer {
+public:
+  explicit ModelConsumer(RunState &S) : S(S) {}
+
+  void HandleTranslationUnit(ASTContext &Ctx) override {
+    S.Ran = true;
+    const SourceManager &SM = Ctx.getSourceManager();
+    fe::LocMapper Map(SM, S.Unit);
+    KernelFinder Finder(SM);
+    Finder.TraverseDecl(Ctx.getTranslationUnitDecl());
+
+    struct Item {
+      const FunctionDecl *FD;
+      bool Generic;
+      unsigned Offset;
+      std::string Name;
+    };
+    std::vector<Item> Items;
+    std::set<const FunctionDecl *> PatternsWithSpecs;
+    for (const FunctionDecl *FD : Finder.Concrete)
+      if (FD->getPrimaryTemplate() || FD->isTemplateInstantiation())
+        PatternsWithSpecs.insert(patternOf(FD));
+    auto OffsetOf = [&](const FunctionDecl *FD) {
+      SourceLocation L = SM.getExpansionLoc(FD->getLocation());
+      return L.isValid() ? SM.getFileOffset(L) : 0u;
+    };
+    for (const FunctionDecl *FD : Finder.Concrete) {
+      const FunctionDecl *P = patternOf(FD);
+      Items.push_back({FD, false, OffsetOf(P ? P : FD), fe::kernelName(FD)});
+    }
+    for (const FunctionDecl *FD : Finder.Patterns)
+      if (!PatternsWithSpecs.count(FD->getCanonicalDecl()))
+        Items.push_back({FD, true, OffsetOf(FD), fe::kernelName(FD)});
+    std::stable_sort(Items.begin(), Items.end(),
+                     [](const Item &A, const Item &B) {
+                       if (A.Offset != B.Offset)
+                         return A.Offset < B.Offset;
+                       return A.Name < B.Name;
+                     });
+
+    std::vector<fe::FoundLaunch> Launches = fe::collectLaunches(Ctx, Map);
+
+    for (const Item &I : Items) {
+      KernelModel K = fe::buildKernelModel(Ctx, Map, S.Opts, I.FD, I.Generic);
+      const FunctionDecl *Canon = I.FD->getCanonicalDecl();
+      const FunctionDecl *Pat = patternOf(I.FD);
+      for (const fe::FoundLaunch &L : Launches) {
+        if (!L.Kernel)
+          continue;
+        bool Match = L.Kernel->getCanonicalDecl() == Canon ||
+                     (I.Generic && patternOf(L.Kernel) == Pat);
+        if (Match)
+          K.Launches.push_back(L.Site);
+      }
+      // Errors inside the kernel's source range make the model partial.
+      SourceRange R = I.FD->getSourceRange();
+      if (R.isValid() && Map.inMainFile(R.getBegin())) {
+        SourceLoc B = Map.map(R.getBegin()), E = Map.map(R.getEnd());
+        for (const pkb::Diagnostic &D :
+             S.ParseDiags ? *S.ParseDiags : S.Result.Diags)
+          if (D.Code == "parse-error" && D.Loc.File == B.File &&
+              D.Loc.Line >= B.Line && D.Loc.Line <= E.Line) {
+            K.Notes.push_back("parse errors inside this kernel (first at "
+                              "line " +
+                              std::to_string(D.Loc.Line) +
+                              "); the model may be incomplete");
+            break;
+          }
+      }
+      for (const std::string &N : S.UnitNotes)
+        K.Notes.push_back(N);
+      S.Result.Module.Kernels.push_back(std::move(K));
+    }
+  }
+
+private:
+  RunState &S;
+};
+
+class ModelAction : public ASTFrontendAction {
+public:
+  ModelAction(RunState &S, RecordingConsumer &RC) : S(S), RC(RC) {}
+
+protected:
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &,
+                                                 llvm::StringRef) override {
+    return std::make_unique<ModelConsumer>(S);
+  }
+
+  bool BeginSourceFileAction(CompilerInstance &CI) override {
+    DiagnosticsEngine &D = CI.getDiagnostics();
+    // A missing header must not stop template instantiation or the rest of
+    // the file: demote the (default-fatal) diagnostic to a plain error.
+    D.setSeverity(diag::err_pp_file_not_found, diag::Severity::Error,
+                  SourceLocation());
+    D.setFatalsAsError(true);
+    D.setErrorLimit(0);
+    return true;
+  }
+
+  void EndSourceFileAction() override {
+    // Pass the diagnostics recorded so far to the consumer's notes check.
+    RC.finish();
+  }
+
+private:
+  RunState &S;
+  RecordingConsumer &RC;
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Public entry points.
+//===----------------------------------------------------------------------===//
+
+std::string shimDirectory() {
+  if (const char *E = std::getenv("PKBCHECK_SHIM_DIR"))
+    if (*E)
+      return E;
+  return PKB_SHIM_DIR;
+}
+
+std::string clangVersion() { return LLVM_VERSION_STRING; }
+
+FrontendResult buildModels(const CudaUnit &Unit, const FrontendOptions &Opts) {
+  FrontendResult Result;
+  Result.Module.File = Unit.Map.File.empty() ? Unit.Name : Unit.Map.File;
+  RunState State{Unit, Opts, Result, {}, false, {}};
+  const std::string DiagFile = Result.Module.File;
+  auto FileDiag = [&](std::string Code, Severity Sev, std::string Msg) {
+    pkb::Diagnostic D;
+    D.Code = std::move(Code);
+    D.Sev = Sev;
+    D.Loc = SourceLoc{DiagFile, 1, 1};
+    D.Message = std::move(Msg);
+    Result.Diags.push_back(std::move(D));
+  };
+
+  std::vector<std::string> ToolkitNotes;
+  std::string Toolkit =
+      Opts.ForceShims ? std::string() : findToolkit(Opts, ToolkitNotes);
+  for (const std::string &N : ToolkitNotes)
+    FileDiag("note", Severity::Note, N);
+  std::string Shims = shimDirectory();
+  std::string Res = resourceDir();
+
+  std::vector<std::string> Args = {"clang++", "-fsyntax-only", "-x", "cuda",
+                                   "--cuda-device-only"};
+  Args.push_back("--cuda-gpu-arch=" +
+                 (Opts.GpuArch.empty() ? std::string("sm_90a") : Opts.GpuArch));
+  Args.insert(Args.end(), {"-std=c++17", "-nocudalib", "-ferror-limit=0",
+                           "-fno-color-diagnostics", "-w",
+                           "-Wno-unknown-cuda-version", "-D__PKBCHECK__=1"});
+  if (!Res.empty())
+    Args.push_back("-resource-dir=" + Res);
+  if (!Toolkit.empty()) {
+    Args.push_back("--cuda-path=" + Toolkit);
+    // Clang 19 knows CUDA <= 12.5; newer toolkits need the new launch API
+    // (__cudaPushCallConfiguration) selected explicitly.
+    if (toolkitVersion(Toolkit) > 12050)
+      Args.insert(Args.end(), {"-Xclang", "-target-sdk-version=12.5"});
+    if (fileExists(Toolkit + "/include/cccl"))
+      Args.insert(Args.end(), {"-isystem", Toolkit + "/include/cccl"});
+    if (!fileExists(Toolkit + "/include/texture_fetch_functions.h"))
+      Args.insert(Args.end(), {"-isystem", Shims + "/compat"});
+    Args.insert(Args.end(), {"-isystem", Shims + "/torch"});
+  } else {
+    Args.insert(Args.end(),
+                {"-nocudainc", "-isystem", Shims + "/cuda", "-isystem",
+                 Shims + "/torch", "-include", "cuda_runtime.h"});
+    State.UnitNotes.push_back(
+        "parsed with the bundled CUDA shim headers (no toolkit)");
+  }
+  // The candidate ABI header (runtime/include/pkb/pkb_abi.h) of this source
+  // tree, so that `#include "pkb/pkb_abi.h"` resolves.
+  std::string AbiDir = Shims + "/../../runtime/include";
+  if (fileExists(AbiDir + "/pkb/pkb_abi.h"))
+    Args.insert(Args.end(), {"-isystem", AbiDir});
+  Args.insert(Args.end(), Opts.ExtraArgs.begin(), Opts.ExtraArgs.end());
+  std::string MainFile = virtualMainFile(Unit);
+  Args.push_back(MainFile);
+
+  llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> Overlay(
+      new llvm::vfs::OverlayFileSystem(llvm::vfs::getRealFileSystem()));
+  llvm::IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem> Mem(
+      new llvm::vfs::InMemoryFileSystem);
+  Overlay->pushOverlay(Mem);
+  Mem->addFile(MainFile, 0,
+               llvm::MemoryBuffer::getMemBufferCopy(Unit.Text, MainFile));
+  llvm::IntrusiveRefCntPtr<FileManager> Files(
+      new FileManager(FileSystemOptions(), Overlay));
+
+  RecordingConsumer RC(Unit);
+  State.ParseDiags = &RC.Diags;
+  auto Action = std::make_unique<ModelAction>(State, RC);
+  tooling::ToolInvocation Inv(Args, std::move(Action), Files.get());
+  Inv.setDiagnosticConsumer(&RC);
+  bool Ok = Inv.run();
+  RC.finish();
+  // Errors recorded after the consumer ran are still reported; put the
+  // parse diagnostics first, then the toolkit notes.
+  std::vector<pkb::Diagnostic> All = std::move(RC.Diags);
+  All.insert(All.end(), Result.Diags.begin(), Result.Diags.end());
+  Result.Diags = std::move(All);
+  Result.Parsed = State.Ran;
+  if (!State.Ran) {
+    FileDiag("parse-error", Severity::Error,
+             Ok ? "the CUDA front end produced no AST"
+                : "the CUDA front end could not run Clang on this unit "
+                  "(see the errors above)");
+  }
+  return Result;
+}
+
+} // namespace pkb

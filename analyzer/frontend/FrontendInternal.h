@@ -1,0 +1,75 @@
+//===- FrontendInternal.h - Shared pieces of the Clang front end -*- C++
+//-*-===//
+//
+// Internal to pkb_frontend (analyzer/frontend/*.cpp): location mapping, the
+// kernel model builder and the host launch-site scanner. Everything here uses
+// Clang types; nothing here is installed or used outside the library.
+// Compiled with -fno-rtti (Debian's LLVM): no dynamic_cast/typeid, only
+// llvm::isa/dyn_cast.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PKB_FRONTEND_INTERNAL_H
+#define PKB_FRONTEND_INTERNAL_H
+
+#include "pkb/Frontend.h"
+#include "pkb/Model.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/Basic/SourceLocation.h"
+#include "clang/Basic/SourceManager.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pkb::fe {
+
+/// Maps Clang source locations to user positions. Locations in the main
+/// (in-memory) file go through the unit's SourceMap, so CUDA extracted from a
+/// .py file reports .py lines and columns; locations in headers report the
+/// header's path and raw line/column. Macro locations use the expansion site.
+class LocMapper {
+public:
+  LocMapper(const clang::SourceManager &SM, const CudaUnit &Unit)
+      : SM(SM), Unit(Unit) {}
+
+  SourceLoc map(clang::SourceLocation L) const;
+  /// True if \p L (after macro expansion) lies in the main file.
+  bool inMainFile(clang::SourceLocation L) const;
+  /// Location of the start of the unit (line 1, column 1, mapped).
+  SourceLoc unitStart() const;
+  const CudaUnit &unit() const { return Unit; }
+
+private:
+  const clang::SourceManager &SM;
+  const CudaUnit &Unit;
+};
+
+/// Builds the model of one __global__ function. \p Generic is true when \p FD
+/// is an uninstantiated template pattern analyzed without template arguments
+/// (dependent types and values are modeled as opaque). Never throws; never
+/// crashes on invalid or dependent code.
+KernelModel buildKernelModel(clang::ASTContext &Ctx, const LocMapper &Map,
+                             const FrontendOptions &Opts,
+                             const clang::FunctionDecl *FD, bool Generic);
+
+/// One launch found in host code: the launched function (a template
+/// specialization when template arguments were given) and the site.
+struct FoundLaunch {
+  const clang::FunctionDecl *Kernel = nullptr;
+  LaunchSite Site;
+};
+
+/// Scans every function body of the translation unit for `k<<<...>>>`,
+/// cudaLaunchKernel, cudaLaunchCooperativeKernel and cudaLaunchKernelEx.
+std::vector<FoundLaunch> collectLaunches(clang::ASTContext &Ctx,
+                                         const LocMapper &Map);
+
+/// Qualified name of \p FD including template arguments, e.g.
+/// "ns::reduce<float, 4>".
+std::string kernelName(const clang::FunctionDecl *FD);
+
+} // namespace pkb::fe
+
+#endif // PKB_FRONTEND_INTERNAL_H

@@ -1,0 +1,167 @@
+//===- Launches.cpp - Kernel launch sites in host code --------------------===//
+//
+// Finds `k<<<grid, block, smem, stream>>>`, cudaLaunchKernel,
+// cudaLaunchCooperativeKernel (Cooperative = true) and cudaLaunchKernelEx in
+// every function body of the unit (host wrappers of .cu files and of the
+// CUDA strings of PKB .py files). Grid and block are dim3 expressions:
+// constants fold, dim3 locals are followed to their initializer, anything
+// else is kept as Opaque source text.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FrontendInternal.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Lex/Lexer.h"
+
+#include <set>
+
+namespace pkb::fe {
+
+using namespace clang;
+
+namespace {
+
+class LaunchFinder : public RecursiveASTVisitor<LaunchFinder> {
+public:
+  LaunchFinder(ASTContext &Ctx, const LocMapper &Map) : Ctx(Ctx), Map(Map) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+
+  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *CE) {
+    const FunctionDecl *K = CE->getDirectCallee();
+    const CallExpr *Cfg = CE->getConfig();
+    if (!K || !Cfg)
+      return true;
+    add(K, Cfg->getNumArgs() > 0 ? Cfg->getArg(0) : nullptr,
+        Cfg->getNumArgs() > 1 ? Cfg->getArg(1) : nullptr, false, CE);
+    return true;
+  }
+
+  bool VisitCallExpr(CallExpr *CE) {
+    if (isa<CUDAKernelCallExpr>(CE))
+      return true;
+    const FunctionDecl *FD = CE->getDirectCallee();
+    if (!FD || !FD->getIdentifier())
+      return true;
+    llvm::StringRef N = FD->getName();
+    bool Coop = N == "cudaLaunchCooperativeKernel";
+    if (Coop || N == "cudaLaunchKernel") {
+      if (CE->getNumArgs() >= 3)
+        add(kernelOf(CE->getArg(0)), CE->getArg(1), CE->getArg(2), Coop, CE);
+    } else if (N == "cudaLaunchKernelEx" || N == "cudaLaunchKernelExC") {
+      if (CE->getNumArgs() >= 2)
+        add(kernelOf(CE->getArg(1)), nullptr, nullptr, false, CE);
+    }
+    return true;
+  }
+
+  std::vector<FoundLaunch> Out;
+
+private:
+  static const FunctionDecl *kernelOf(const clang::Expr *E) {
+    while (E) {
+      E = E->IgnoreParenCasts();
+      if (const auto *U = dyn_cast<UnaryOperator>(E)) {
+        E = U->getSubExpr();
+        continue;
+      }
+      break;
+    }
+    if (const auto *DR = dyn_cast_or_null<DeclRefExpr>(E))
+      return dyn_cast<FunctionDecl>(DR->getDecl());
+    return nullptr;
+  }
+
+  ExprRef scalar(const clang::Expr *E) {
+    if (!E)
+      return nullptr;
+    if (isa<CXXDefaultArgExpr>(E))
+      return Expr::constant(1);
+    if (!E->isValueDependent() && !E->isTypeDependent() &&
+        E->getType()->isIntegralOrEnumerationType()) {
+      clang::Expr::EvalResult R;
+      if (E->EvaluateAsInt(R, Ctx) && R.Val.isInt())
+        return Expr::constant(R.Val.getInt().getExtValue());
+    }
+    const SourceManager &SM = Ctx.getSourceManager();
+    CharSourceRange CR = Lexer::makeFileCharRange(
+        CharSourceRange::getTokenRange(E->getSourceRange()), SM,
+        Ctx.getLangOpts());
+    std::string T = CR.isValid()
+                        ? Lexer::getSourceText(CR, SM, Ctx.getLangOpts()).str()
+                        : "?";
+    return Expr::opaque(T.empty() ? "?" : T);
+  }
+
+  void dims(const clang::Expr *E, ExprRef &X, ExprRef &Y, ExprRef &Z,
+            unsigned Depth = 0) {
+    if (!E || Depth > 8)
+      return;
+    const clang::Expr *S = E->IgnoreImplicit()->IgnoreParens();
+    while (true) {
+      if (const auto *F = dyn_cast<CXXFunctionalCastExpr>(S))
+        S = F->getSubExpr()->IgnoreImplicit()->IgnoreParens();
+      else if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(S))
+        S = M->getSubExpr()->IgnoreImplicit()->IgnoreParens();
+      else
+        break;
+    }
+    if (const auto *C = dyn_cast<CXXConstructExpr>(S)) {
+      if (C->getNumArgs() == 1 && C->getArg(0)->getType()->isRecordType()) {
+        dims(C->getArg(0), X, Y, Z, Depth + 1);
+        return;
+      }
+      X = C->getNumArgs() > 0 ? scalar(C->getArg(0)) : Expr::constant(1);
+      Y = C->getNumArgs() > 1 ? scalar(C->getArg(1)) : Expr::constant(1);
+      Z = C->getNumArgs() > 2 ? scalar(C->getArg(2)) : Expr::constant(1);
+      return;
+    }
+    if (const auto *DR = dyn_cast<DeclRefExpr>(S))
+      if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()))
+        if (VD->getType()->isRecordType() && VD->getInit()) {
+          dims(VD->getInit(), X, Y, Z, Depth + 1);
+          return;
+        }
+    if (S->getType()->isIntegralOrEnumerationType()) {
+      X = scalar(S);
+      Y = Z = Expr::constant(1);
+      return;
+    }
+    X = scalar(S);
+  }
+
+  void add(const FunctionDecl *K, const clang::Expr *Grid,
+           const clang::Expr *Block, bool Coop, const CallExpr *At) {
+    if (!K)
+      return;
+    SourceLoc L = Map.map(At->getBeginLoc());
+    auto Key = std::make_tuple(K->getCanonicalDecl(), L.File, L.Line, L.Col);
+    if (!Seen.insert(Key).second)
+      return;
+    FoundLaunch F;
+    F.Kernel = K;
+    F.Site.Kernel = kernelName(K);
+    F.Site.Cooperative = Coop;
+    F.Site.Loc = L;
+    dims(Grid, F.Site.GridX, F.Site.GridY, F.Site.GridZ);
+    dims(Block, F.Site.BlockX, F.Site.BlockY, F.Site.BlockZ);
+    Out.push_back(std::move(F));
+  }
+
+  ASTContext &Ctx;
+  const LocMapper &Map;
+  std::set<std::tuple<const FunctionDecl *, std::string, unsigned, unsigned>>
+      Seen;
+};
+
+} // namespace
+
+std::vector<FoundLaunch> collectLaunches(ASTContext &Ctx,
+                                         const LocMapper &Map) {
+  LaunchFinder F(Ctx, Map);
+  F.TraverseDecl(Ctx.getTranslationUnitDecl());
+  return std::move(F.Out);
+}
+
+} // namespace pkb::fe

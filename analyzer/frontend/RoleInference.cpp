@@ -1,0 +1,344 @@
+//===- RoleInference.cpp - Roles of kernel parameters ---------------------===//
+//
+// Infers what each kernel parameter is for, without annotations:
+//   * types: T** / void** tables, int64/uint64 address tables (subscripted
+//     and cast to a pointer anywhere in the kernel or its callees), the
+//     candidate ABI's pkb_peer_view (flattened as view.rank, view.world_size,
+//     view.peers, view.signal_pads) and pkb_context, structs whose fields are
+//     arrays of pointers;
+//   * names: rank/my_rank/local_rank -> Rank, world_size/nranks/npes ->
+//     WorldSize, *signal*/*flag*/*pad* -> SignalPad(Table), n/numel/count ->
+//     ElementCount;
+//   * use (after the walk): a pointer polled in a spin loop is a SignalPad,
+//     a table whose entries are polled is a SignalPadTable, a pointer used by
+//     multimem instructions is Multicast.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Builder.h"
+
+#include "clang/AST/RecursiveASTVisitor.h"
+
+#include <cctype>
+
+namespace pkb::fe {
+
+using namespace clang;
+
+static std::string norm(llvm::StringRef N) {
+  std::string S;
+  for (char C : N)
+    if (C != '_')
+      S += static_cast<char>(std::tolower(static_cast<unsigned char>(C)));
+  return S;
+}
+
+static bool isRankName(llvm::StringRef N) {
+  std::string S = norm(N);
+  for (const char *R :
+       {"rank", "myrank", "rankid", "localrank", "rankidx", "selfrank", "mype",
+        "currank", "thisrank", "globalrank", "devrank"})
+    if (S == R)
+      return true;
+  return false;
+}
+
+static bool isWorldName(llvm::StringRef N) {
+  std::string S = norm(N);
+  for (const char *W :
+       {"worldsize", "ws", "nranks", "numranks", "world", "npes", "nrank",
+        "ngpus", "numgpus", "worldsz", "numdevices", "ndevices"})
+    if (S == W)
+      return true;
+  return false;
+}
+
+static bool isSignalName(llvm::StringRef N) {
+  std::string S = norm(N);
+  for (const char *W : {"signal", "flag", "pad", "sem", "barrier", "sync",
+                        "lock", "counter", "ready", "doorbell"})
+    if (S.find(W) != std::string::npos)
+      return true;
+  return false;
+}
+
+static bool isCountName(llvm::StringRef N) {
+  std::string S = norm(N);
+  for (const char *W : {"n",     "numel",  "count",       "len",   "length",
+                        "nelem", "nelems", "numelements", "elems", "chunk",
+                        "bytes", "nbytes", "numbytes",    "size",  "total",
+                        "m",     "k",      "rows",        "cols",  "dim"})
+    if (S == W)
+      return true;
+  for (const char *W : {"numel", "count", "elems", "bytes", "size", "len"})
+    if (S.find(W) != std::string::npos)
+      return true;
+  return false;
+}
+
+static bool isAddrName(llvm::StringRef N) {
+  std::string S = norm(N);
+  for (const char *W : {"ptr", "addr", "peer", "buffer", "buf", "handle"})
+    if (S.find(W) != std::string::npos)
+      return true;
+  return false;
+}
+
+static bool isAddrInt(QualType T) {
+  if (T.isNull() || !T->isIntegerType() || T->isDependentType())
+    return false;
+  return T->isSpecificBuiltinType(BuiltinType::Long) ||
+         T->isSpecificBuiltinType(BuiltinType::ULong) ||
+         T->isSpecificBuiltinType(BuiltinType::LongLong) ||
+         T->isSpecificBuiltinType(BuiltinType::ULongLong);
+}
+
+static std::string typeName(const ASTContext &Ctx, QualType T) {
+  PrintingPolicy PP(Ctx.getLangOpts());
+  PP.SuppressTagKeyword = true;
+  return T.getAsString(PP);
+}
+
+void Builder::scanTables(const Stmt *S, unsigned Depth,
+                         std::set<const FunctionDecl *> &Seen) {
+  if (!S || Depth > Opts.InlineDepth)
+    return;
+  if (const auto *CE = dyn_cast<CastExpr>(S)) {
+    if (CE->getCastKind() == CK_IntegralToPointer) {
+      const auto *AS =
+          dyn_cast<ArraySubscriptExpr>(CE->getSubExpr()->IgnoreParenImpCasts());
+      if (AS)
+        if (const auto *DR =
+                dyn_cast<DeclRefExpr>(AS->getBase()->IgnoreParenImpCasts()))
+          if (const auto *P = dyn_cast<ParmVarDecl>(DR->getDecl()))
+            TableParms.insert(P);
+    }
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(S)) {
+    const FunctionDecl *Def = nullptr;
+    if (const FunctionDecl *FD = Call->getDirectCallee())
+      if (FD->hasBody(Def) && Def && Seen.insert(Def).second) {
+        const SourceManager &SM = Ctx.getSourceManager();
+        if (!SM.isInSystemHeader(SM.getExpansionLoc(Def->getLocation())))
+          scanTables(Def->getBody(), Depth + 1, Seen);
+      }
+  }
+  for (const Stmt *C : S->children())
+    scanTables(C, Depth, Seen);
+}
+
+void Builder::inferRoles(const FunctionDecl *FD) {
+  for (const ParmVarDecl *P : FD->parameters()) {
+    Param Pm;
+    Pm.Name = P->getName().str();
+    Pm.Type = typeName(Ctx, P->getType());
+    Pm.Loc = Map.map(P->getLocation());
+    QualType T = P->getType().getNonReferenceType();
+    Val V{Expr::var("param:" + Pm.Name)};
+    llvm::StringRef N(Pm.Name);
+    const RecordDecl *RD = T->isRecordType() ? T->getAsRecordDecl() : nullptr;
+    if (RD) {
+      llvm::StringRef RN = RD->getName();
+      bool Abi = RN == "pkb_peer_view" || RN == "pkb_context";
+      Pm.Role = Abi ? ParamRole::Context : ParamRole::Scalar;
+      Pm.Why = Abi ? "candidate ABI type " + RN.str() + " passed by value"
+                   : "struct passed by value";
+      V.Record = Pm.Name;
+      K.Params.push_back(Pm);
+      if (const RecordDecl *Def = RD->getDefinition())
+        for (const FieldDecl *F : Def->fields()) {
+          Param Fp;
+          Fp.Name = Pm.Name + "." + F->getName().str();
+          Fp.Type = typeName(Ctx, F->getType());
+          Fp.Loc = Pm.Loc;
+          QualType FT = F->getType();
+          QualType Elem;
+          if (const ArrayType *AT = FT->getAsArrayTypeUnsafe())
+            Elem = AT->getElementType();
+          else if (FT->isPointerType() && FT->getPointeeType()->isPointerType())
+            Elem = FT->getPointeeType();
+          llvm::StringRef FN = F->getName();
+          if (!Elem.isNull() && Elem->isPointerType()) {
+            bool Sig = isSignalName(FN);
+            Fp.Role = Sig ? ParamRole::SignalPadTable : ParamRole::PeerTable;
+            Fp.ElemBytes = sizeOf(Elem->getPointeeType());
+            Fp.Why = std::string("field of ") + (Abi ? RN.str() : "struct") +
+                     ": array of pointers" +
+                     (Sig ? " named like a signal pad" : "");
+          } else if (FT->isIntegerType() && isRankName(FN)) {
+            Fp.Role = ParamRole::Rank;
+            Fp.Why = "field named like a rank";
+          } else if (FT->isIntegerType() && isWorldName(FN)) {
+            Fp.Role = ParamRole::WorldSize;
+            Fp.Why = "field named like a world size";
+          } else if (FT->isPointerType()) {
+            bool Sig = isSignalName(FN);
+            Fp.Role = Sig ? ParamRole::SignalPad : ParamRole::LocalBuffer;
+            Fp.ElemBytes = sizeOf(FT->getPointeeType());
+            Fp.Why =
+                Sig ? "pointer field named like a signal pad" : "pointer field";
+          } else {
+            continue; // other scalar fields are not listed
+          }
+          K.Params.push_back(Fp);
+        }
+      frame().Vars[P] = V;
+      continue;
+    }
+    if (T->isPointerType() || T->isArrayType()) {
+      QualType Pointee = T->isPointerType()
+                             ? T->getPointeeType()
+                             : T->getAsArrayTypeUnsafe()->getElementType();
+      PtrVal PV;
+      PV.Base = Pm.Name;
+      PV.Index = Expr::constant(0);
+      PV.Space = AddrSpace::Global;
+      const RecordDecl *PR =
+          Pointee->isRecordType() ? Pointee->getAsRecordDecl() : nullptr;
+      if (PR && (PR->getName() == "pkb_context" ||
+                 PR->getName() == "pkb_peer_view")) {
+        Pm.Role = ParamRole::Context;
+        Pm.Why = "pointer to candidate ABI type " + PR->getName().str();
+        V.Record = Pm.Name;
+      } else if (Pointee->isPointerType()) {
+        bool Sig = isSignalName(N);
+        Pm.Role = Sig ? ParamRole::SignalPadTable : ParamRole::PeerTable;
+        Pm.ElemBytes = sizeOf(Pointee->getPointeeType());
+        Pm.Why = Sig ? "table of pointers named like signal pads"
+                     : "table of pointers (pointer to pointer)";
+        PV.IsTable = true;
+        PV.ElemBytes = Pm.ElemBytes;
+      } else if (isAddrInt(Pointee) && (TableParms.count(P) || isAddrName(N))) {
+        bool Sig = isSignalName(N);
+        Pm.Role = Sig ? ParamRole::SignalPadTable : ParamRole::PeerTable;
+        Pm.Why = TableParms.count(P)
+                     ? "64-bit address table indexed and cast to a pointer"
+                     : "64-bit integer table named like addresses";
+        TableParms.insert(P);
+        PV.IsTable = true;
+      } else if (isSignalName(N)) {
+        Pm.Role = ParamRole::SignalPad;
+        Pm.ElemBytes = sizeOf(Pointee);
+        Pm.Why = "pointer named like a signal pad";
+        PV.ElemBytes = Pm.ElemBytes;
+      } else {
+        Pm.Role = ParamRole::LocalBuffer;
+        Pm.ElemBytes = sizeOf(Pointee);
+        Pm.Why = "pointer to this rank's memory";
+        PV.ElemBytes = Pm.ElemBytes;
+      }
+      V.P = PV;
+    } else if (T->isIntegerType() || T->isDependentType()) {
+      if (isRankName(N)) {
+        Pm.Role = ParamRole::Rank;
+        Pm.Why = "integer named like a rank";
+        V.E = Expr::var("rank");
+      } else if (isWorldName(N)) {
+        Pm.Role = ParamRole::WorldSize;
+        Pm.Why = "integer named like a world size";
+        V.E = Expr::var("world_size");
+      } else if (isCountName(N)) {
+        Pm.Role = ParamRole::ElementCount;
+        Pm.Why = "integer named like an element count";
+      } else {
+        Pm.Role = ParamRole::Scalar;
+        Pm.Why = "scalar";
+      }
+    } else {
+      Pm.Role = ParamRole::Scalar;
+      Pm.Why = "scalar";
+    }
+    KernelRoles[P] = Pm.Role;
+    K.Params.push_back(Pm);
+    frame().Vars[P] = V;
+  }
+}
+
+ExprRef Builder::paramValue(const ParmVarDecl *P) const {
+  auto It = KernelRoles.find(P);
+  if (It != KernelRoles.end()) {
+    if (It->second == ParamRole::Rank)
+      return Expr::var("rank");
+    if (It->second == ParamRole::WorldSize)
+      return Expr::var("world_size");
+  }
+  return Expr::var("param:" + P->getName().str());
+}
+
+std::optional<Val> Builder::fieldValue(const MemberExpr *ME) {
+  if (!ME)
+    return std::nullopt;
+  const clang::Expr *B = ME->getBase()->IgnoreParenImpCasts();
+  const auto *DR = dyn_cast<DeclRefExpr>(B);
+  if (!DR)
+    return std::nullopt;
+  auto It = frame().Vars.find(DR->getDecl());
+  if (It == frame().Vars.end() || It->second.Record.empty())
+    return std::nullopt;
+  const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl());
+  if (!F)
+    return std::nullopt;
+  std::string Root = It->second.Record;
+  llvm::StringRef FN = F->getName();
+  std::string Name = Root + "." + FN.str();
+  QualType FT = F->getType();
+  Val V{Expr::var("param:" + Name)};
+  if (FT->isIntegerType()) {
+    if (isRankName(FN))
+      V.E = Expr::var("rank");
+    else if (isWorldName(FN))
+      V.E = Expr::var("world_size");
+    return V;
+  }
+  QualType Elem;
+  if (const ArrayType *AT = FT->getAsArrayTypeUnsafe())
+    Elem = AT->getElementType();
+  else if (FT->isPointerType())
+    Elem = FT->getPointeeType();
+  if (Elem.isNull())
+    return V;
+  PtrVal P;
+  P.Base = Name;
+  P.Index = Expr::constant(0);
+  P.Space = AddrSpace::Global;
+  if (Elem->isPointerType()) {
+    P.IsTable = true;
+    P.ElemBytes = sizeOf(Elem->getPointeeType());
+  } else {
+    P.ElemBytes = sizeOf(Elem);
+  }
+  V.P = P;
+  return V;
+}
+
+void Builder::refineRoles() {
+  for (Param &P : K.Params) {
+    for (const Event &E : K.Events) {
+      if (E.Addr.Base != P.Name)
+        continue;
+      std::string Line = std::to_string(E.Loc.Line);
+      if (E.Kind == EventKind::SpinWait) {
+        if (P.Role == ParamRole::LocalBuffer) {
+          P.Role = ParamRole::SignalPad;
+          P.Why = "polled in a spin loop (line " + Line + ")";
+        } else if (P.Role == ParamRole::PeerTable && E.Width <= 8) {
+          P.Role = ParamRole::SignalPadTable;
+          P.Why += "; entries polled in a spin loop (line " + Line + ")";
+        }
+      }
+      if (E.Addr.Space == AddrSpace::Multicast &&
+          (P.Role == ParamRole::LocalBuffer || P.Role == ParamRole::Unknown)) {
+        P.Role = ParamRole::Multicast;
+        P.Why = "used by multimem instructions (line " + Line + ")";
+      }
+    }
+    if (AddrTables.count(P.Name) &&
+        (P.Role == ParamRole::LocalBuffer || P.Role == ParamRole::Unknown)) {
+      P.Role = isSignalName(P.Name) ? ParamRole::SignalPadTable
+                                    : ParamRole::PeerTable;
+      P.Why = "64-bit address table indexed and cast to a pointer";
+    }
+  }
+}
+
+} // namespace pkb::fe

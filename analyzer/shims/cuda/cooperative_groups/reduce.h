@@ -1,0 +1,3 @@
+// pkbcheck shim: forwards to cooperative_groups.h.
+#pragma once
+#include "../cooperative_groups.h"

@@ -1,0 +1,361 @@
+//===- FrontendTest.cpp - Kernel model extraction -------------------------===//
+//
+// Exact role inference, events (orders, scopes, widths, guards, loops, spin
+// waits, inline PTX, inlined calls, templates), launch sites, .py location
+// mapping, toolkit vs shim mode and a missing include. All parse with the
+// bundled shims unless a test says otherwise.
+//
+//===----------------------------------------------------------------------===//
+#include "FrontendTestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+using namespace pkb;
+using pkb::test::cudaUnit;
+using pkb::test::shimOptions;
+using pkb::test::summary;
+
+namespace {
+
+FrontendResult build(const std::string &Src) {
+  return buildModels(cudaUnit(Src), shimOptions());
+}
+
+const KernelModel &kernel(const FrontendResult &R, const std::string &Name) {
+  for (const KernelModel &K : R.Module.Kernels)
+    if (K.Name == Name)
+      return K;
+  static KernelModel Empty;
+  ADD_FAILURE() << "no kernel " << Name;
+  return Empty;
+}
+
+std::vector<std::string> summaries(const KernelModel &K) {
+  std::vector<std::string> S;
+  for (const Event &E : K.Events)
+    S.push_back(summary(E));
+  return S;
+}
+
+ParamRole role(const KernelModel &K, const std::string &P) {
+  const Param *X = K.findParam(P);
+  EXPECT_NE(X, nullptr) << P;
+  return X ? X->Role : ParamRole::Unknown;
+}
+
+} // namespace
+
+TEST(FrontendRoles, RawPointerTables) {
+  FrontendResult R = build(R"(#include <stdint.h>
+__global__ void k(float** peers, uint32_t** signal_pads, void** raw,
+                  const float* in, int* flags, int my_rank, int nranks,
+                  int64_t numel, float alpha) {}
+)");
+  ASSERT_TRUE(R.Parsed);
+  const KernelModel &K = kernel(R, "k");
+  EXPECT_EQ(role(K, "peers"), ParamRole::PeerTable);
+  EXPECT_EQ(role(K, "signal_pads"), ParamRole::SignalPadTable);
+  EXPECT_EQ(role(K, "raw"), ParamRole::PeerTable);
+  EXPECT_EQ(role(K, "in"), ParamRole::LocalBuffer);
+  EXPECT_EQ(role(K, "flags"), ParamRole::SignalPad);
+  EXPECT_EQ(role(K, "my_rank"), ParamRole::Rank);
+  EXPECT_EQ(role(K, "nranks"), ParamRole::WorldSize);
+  EXPECT_EQ(role(K, "numel"), ParamRole::ElementCount);
+  EXPECT_EQ(role(K, "alpha"), ParamRole::Scalar);
+  EXPECT_EQ(K.findParam("peers")->ElemBytes, 4u);
+  EXPECT_EQ(K.findParam("in")->ElemBytes, 4u);
+}
+
+TEST(FrontendRoles, AddressTableAndSpinPolledPad) {
+  FrontendResult R = build(R"(#include <stdint.h>
+__global__ void k(const uint64_t* tbl, unsigned* box, int rank, int ws) {
+  float* p = reinterpret_cast<float*>(tbl[(rank + 1) % ws]);
+  p[threadIdx.x] = 1.0f;
+  while (*(volatile unsigned*)box == 0) {}
+}
+)");
+  const KernelModel &K = kernel(R, "k");
+  EXPECT_EQ(role(K, "tbl"), ParamRole::PeerTable);
+  EXPECT_EQ(role(K, "box"), ParamRole::SignalPad);
+  EXPECT_EQ(K.findParam("box")->Why, "polled in a spin loop (line 5)");
+  ASSERT_EQ(K.Events.size(), 2u);
+  EXPECT_EQ(summary(K.Events[0]),
+            "L4 store w4 tbl[(rank + 1) % world_size]{tid.x} peer");
+  EXPECT_EQ(summary(K.Events[1]),
+            "L5 spin_wait volatile sys w4 box{0} global exit != 0");
+}
+
+TEST(FrontendRoles, PeerViewAbi) {
+  FrontendResult R = build(R"(#include "pkb/pkb_abi.h"
+__global__ void k(pkb_peer_view v, int64_t n) {
+  if (threadIdx.x < v.world_size)
+    v.signal_pads[threadIdx.x][v.rank] = 1;
+  float* mine = static_cast<float*>(v.peers[v.rank]);
+  mine[threadIdx.x] = 0.f;
+}
+)");
+  ASSERT_TRUE(R.Parsed);
+  const KernelModel &K = kernel(R, "k");
+  EXPECT_EQ(role(K, "v"), ParamRole::Context);
+  EXPECT_EQ(role(K, "v.rank"), ParamRole::Rank);
+  EXPECT_EQ(role(K, "v.world_size"), ParamRole::WorldSize);
+  EXPECT_EQ(role(K, "v.peers"), ParamRole::PeerTable);
+  EXPECT_EQ(role(K, "v.signal_pads"), ParamRole::SignalPadTable);
+  EXPECT_EQ(role(K, "n"), ParamRole::ElementCount);
+  EXPECT_EQ(summaries(K), (std::vector<std::string>{
+                              "L4 store w4 v.signal_pads[tid.x]{rank} peer",
+                              "L6 store w4 v.peers[rank]{tid.x} peer"}));
+  EXPECT_EQ(K.Events[0].Guard.size(), 1u);
+  EXPECT_EQ(K.Events[0].Guard[0]->str(), "tid.x < world_size");
+}
+
+TEST(FrontendEvents, AtomicsFencesBarriers) {
+  FrontendResult R = build(R"(#include <cuda/atomic>
+#include <cuda_bf16.h>
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void k(unsigned* f, int4* v, __nv_bfloat162* h) {
+  atomicAdd(f, 1u);
+  atomicAdd_system(f, 1u);
+  atomicCAS_block(f, 0u, 1u);
+  __threadfence_block();
+  __threadfence();
+  __threadfence_system();
+  cuda::atomic_ref<unsigned, cuda::thread_scope_system> r(f[1]);
+  r.store(2u, cuda::std::memory_order_release);
+  (void)r.load(cuda::std::memory_order_acquire);
+  cuda::atomic_ref<unsigned, cuda::thread_scope_device>(f[2]).fetch_add(1u);
+  cuda::atomic_thread_fence(cuda::std::memory_order_acq_rel,
+                            cuda::thread_scope_device);
+  __atomic_store_n(f + 3, 1u, __ATOMIC_RELEASE);
+  __syncthreads();
+  __syncwarp();
+  cg::this_grid().sync();
+  cg::thread_block b = cg::this_thread_block();
+  b.sync();
+  v[threadIdx.x] = v[0];
+  h[1] = h[0];
+}
+)");
+  ASSERT_TRUE(R.Parsed);
+  EXPECT_EQ(
+      summaries(kernel(R, "k")),
+      (std::vector<std::string>{
+          "L6 atomic relaxed gpu w4 add f{0} global",
+          "L7 atomic relaxed sys w4 add f{0} global",
+          "L8 atomic relaxed cta w4 cas f{0} global", "L9 fence seq_cst cta",
+          "L10 fence seq_cst gpu", "L11 fence seq_cst sys",
+          "L13 store release sys w4 f{1} global",
+          "L14 load acquire sys w4 f{1} global",
+          "L15 atomic seq_cst gpu w4 add f{2} global", "L16 fence acq_rel gpu",
+          "L18 store release sys w4 f{3} global", "L19 barrier block",
+          "L20 barrier warp", "L21 barrier grid", "L23 barrier block",
+          "L24 load w16 v{0} global", "L24 store w16 v{tid.x} global",
+          "L25 load w4 h{0} global", "L25 store w4 h{1} global"}));
+}
+
+TEST(FrontendEvents, GuardsReturnsAndLoops) {
+  FrontendResult R = build(R"(
+__global__ void k(float* out, const float* in, int n, int rank) {
+  if (rank == 0) return;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += blockDim.x * gridDim.x)
+    out[i] = in[i];
+  for (int j = n; j >= 1; --j)
+    out[j] = 0;
+}
+)");
+  const KernelModel &K = kernel(R, "k");
+  ASSERT_EQ(K.Loops.size(), 2u);
+  EXPECT_EQ(K.Loops[0].InductionVar, "i");
+  EXPECT_EQ(K.Loops[0].Init->str(), "(bid.x * bdim.x) + tid.x");
+  EXPECT_EQ(K.Loops[0].Bound->str(), "param:n");
+  EXPECT_EQ(K.Loops[0].Step->str(), "bdim.x * gdim.x");
+  EXPECT_TRUE(K.Loops[0].Ascending);
+  EXPECT_EQ(K.Loops[1].Bound->str(), "0");
+  EXPECT_EQ(K.Loops[1].Step->str(), "-1");
+  EXPECT_FALSE(K.Loops[1].Ascending);
+  ASSERT_EQ(K.Events.size(), 4u);
+  EXPECT_EQ(K.Events[0].Kind, EventKind::Return);
+  EXPECT_EQ(K.Events[0].Guard[0]->str(), "rank == 0");
+  EXPECT_EQ(summary(K.Events[1]), "L6 load w4 in{loop:0} global");
+  ASSERT_EQ(K.Events[2].Guard.size(), 1u);
+  EXPECT_EQ(K.Events[2].Guard[0]->str(), "rank != 0");
+  EXPECT_EQ(K.Events[2].Loops, std::vector<unsigned>{0});
+  EXPECT_EQ(summary(K.Events[3]), "L8 store w4 out{loop:1} global");
+}
+
+TEST(FrontendEvents, InlinePtxSpinAndInlining) {
+  FrontendResult R = build(R"(#include <stdint.h>
+__device__ uint32_t ld_acq(const uint32_t* p) {
+  uint32_t v;
+  asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ void signal(uint32_t* p, uint32_t v) {
+  asm volatile("st.release.sys.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
+}
+__global__ void k(uint32_t** pads, float* mc, int rank, int world_size) {
+  if (threadIdx.x < world_size) {
+    signal(pads[threadIdx.x] + rank, 1);
+    while (ld_acq(pads[rank] + threadIdx.x) != 1) {}
+  }
+  uint32_t x;
+  do { x = ld_acq(pads[rank]); } while (x < 5);
+  asm volatile("multimem.red.release.sys.global.add.f32 [%0], %1;" :: "l"(mc), "f"(1.0f) : "memory");
+}
+)");
+  const KernelModel &K = kernel(R, "k");
+  EXPECT_EQ(summaries(K),
+            (std::vector<std::string>{
+                "L8 store release sys w4 pads[tid.x]{rank} peer",
+                "L13 spin_wait acquire sys w4 pads[rank]{tid.x} peer exit == 1",
+                "L16 spin_wait acquire sys w4 pads[rank]{0} peer exit >= 5",
+                "L17 reduction release sys w4 add mc{0} multicast"}));
+  EXPECT_EQ(K.Events[0].InlinedFrom, std::vector<std::string>{"signal"});
+  EXPECT_EQ(K.Events[0].Value->str(), "1");
+  EXPECT_EQ(K.Events[1].Guard[0]->str(), "tid.x < world_size");
+  EXPECT_TRUE(K.Events[1].Loops.empty());
+  EXPECT_EQ(role(K, "mc"), ParamRole::Multicast);
+}
+
+TEST(FrontendEvents, InlineDepthBound) {
+  CudaUnit U = cudaUnit(R"(
+__device__ void leaf(int* p) { p[0] = 1; }
+__device__ void mid(int* p) { leaf(p); }
+__global__ void k(int* p) { mid(p); }
+)");
+  FrontendOptions O = shimOptions();
+  O.InlineDepth = 1;
+  FrontendResult R = buildModels(U, O);
+  const KernelModel &K = kernel(R, "k");
+  ASSERT_EQ(K.Events.size(), 1u);
+  EXPECT_EQ(K.Events[0].Kind, EventKind::Call);
+  EXPECT_EQ(K.Events[0].Text, "leaf");
+  EXPECT_EQ(K.Events[0].InlinedFrom, std::vector<std::string>{"mid"});
+}
+
+TEST(FrontendTemplates, InstantiationsAndLaunches) {
+  FrontendResult R = build(R"(
+template <typename T, int kUnroll>
+__global__ void copy(T** peers, T* out, int rank) {
+  for (int u = 0; u < kUnroll; ++u) out[u] = peers[rank][u];
+}
+template <typename T> __global__ void unused(T* p) { p[0] = T(); }
+void host(float** p, float* o, int r, cudaStream_t s) {
+  dim3 grid(4, 2);
+  copy<float, 2><<<grid, 128, 0, s>>>(p, o, r);
+  void* args[] = {&p, &o, &r};
+  cudaLaunchCooperativeKernel((void*)copy<int4, 1>, 8, 256, args, 0, s);
+}
+)");
+  ASSERT_TRUE(R.Parsed);
+  ASSERT_EQ(R.Module.Kernels.size(), 3u);
+  const KernelModel &F = kernel(R, "copy<float, 2>");
+  EXPECT_EQ(summaries(F),
+            (std::vector<std::string>{"L4 load w4 peers[rank]{loop:0} peer",
+                                      "L4 store w4 out{loop:0} global"}));
+  EXPECT_EQ(F.Loops[0].Bound->str(), "2");
+  ASSERT_EQ(F.Launches.size(), 1u);
+  EXPECT_EQ(F.Launches[0].GridX->str(), "4");
+  EXPECT_EQ(F.Launches[0].GridY->str(), "2");
+  EXPECT_EQ(F.Launches[0].BlockX->str(), "128");
+  EXPECT_FALSE(F.Launches[0].Cooperative);
+  EXPECT_EQ(F.Launches[0].Loc.Line, 9u);
+  const KernelModel &I = kernel(R, "copy<int4, 1>");
+  EXPECT_EQ(I.Events[0].Width, 16u);
+  ASSERT_EQ(I.Launches.size(), 1u);
+  EXPECT_TRUE(I.Launches[0].Cooperative);
+  EXPECT_EQ(I.Launches[0].GridX->str(), "8");
+  const KernelModel &G = kernel(R, "unused");
+  ASSERT_EQ(G.Events.size(), 1u);
+  EXPECT_EQ(G.Events[0].Kind, EventKind::Store);
+  EXPECT_EQ(G.Events[0].Width, 0u); // dependent type
+}
+
+TEST(FrontendLocations, PythonUnitMapsToPyLines) {
+  std::string Py = "import torch\n"
+                   "CUDA_SRC = r'''\n"
+                   "#include <cuda_runtime.h>\n"
+                   "__global__ void k(float** peers, int rank) {\n"
+                   "  peers[rank][threadIdx.x] = 1.f;\n"
+                   "}\n"
+                   "'''\n";
+  Input In = extractPython("model.py", Py);
+  ASSERT_EQ(In.Units.size(), 1u);
+  FrontendResult R = buildModels(In.Units[0], shimOptions());
+  ASSERT_TRUE(R.Parsed);
+  const KernelModel &K = kernel(R, "k");
+  EXPECT_EQ(K.Loc.File, "model.py");
+  EXPECT_EQ(K.Loc.Line, 4u);
+  ASSERT_EQ(K.Events.size(), 1u);
+  EXPECT_EQ(K.Events[0].Loc.File, "model.py");
+  EXPECT_EQ(K.Events[0].Loc.Line, 5u);
+  EXPECT_EQ(K.Events[0].Loc.Col, 3u);
+}
+
+TEST(FrontendLocations, ParseErrorIsMappedAndKernelsSurvive) {
+  std::string Py = "X = 1\n"
+                   "SRC = '''\n"
+                   "__global__ void good(int* p) { p[0] = 1; }\n"
+                   "__global__ void bad(int* p) { p[0] = undeclared_thing; }\n"
+                   "'''\n";
+  Input In = extractPython("m.py", Py);
+  ASSERT_EQ(In.Units.size(), 1u);
+  FrontendResult R = buildModels(In.Units[0], shimOptions());
+  EXPECT_TRUE(R.Parsed);
+  bool Found = false;
+  for (const Diagnostic &D : R.Diags)
+    if (D.Code == "parse-error") {
+      Found = true;
+      EXPECT_EQ(D.Loc.File, "m.py");
+      EXPECT_EQ(D.Loc.Line, 4u);
+    }
+  EXPECT_TRUE(Found);
+  EXPECT_EQ(kernel(R, "good").Events.size(), 1u);
+}
+
+TEST(FrontendModes, MissingIncludeStillYieldsKernels) {
+  FrontendResult R = build(R"(#include "does_not_exist_pkb.cuh"
+__global__ void k(int* flags) { atomicAdd_system(flags, 1); }
+)");
+  EXPECT_TRUE(R.Parsed);
+  ASSERT_FALSE(R.Diags.empty());
+  EXPECT_EQ(R.Diags[0].Code, "missing-include");
+  EXPECT_EQ(R.Diags[0].Sev, Severity::Note);
+  EXPECT_EQ(R.Diags[0].Loc.Line, 1u);
+  const KernelModel &K = kernel(R, "k");
+  ASSERT_EQ(K.Events.size(), 1u);
+  EXPECT_EQ(K.Events[0].Scp, Scope::System);
+}
+
+TEST(FrontendModes, ToolkitAndShimsAgree) {
+  if (!std::filesystem::exists("/usr/local/cuda/include/cuda_runtime.h"))
+    GTEST_SKIP() << "no CUDA toolkit in /usr/local/cuda";
+  std::string Src = R"(#include <cuda_runtime.h>
+#include <cuda/atomic>
+__global__ void k(unsigned** pads, int rank) {
+  cuda::atomic_ref<unsigned, cuda::thread_scope_system> r(pads[rank][0]);
+  while (r.load(cuda::std::memory_order_acquire) == 0) {}
+  __threadfence_system();
+}
+)";
+  FrontendOptions T;
+  T.CudaPath = "/usr/local/cuda";
+  FrontendResult A = buildModels(cudaUnit(Src), T);
+  FrontendResult B = build(Src);
+  ASSERT_TRUE(A.Parsed);
+  ASSERT_TRUE(B.Parsed);
+  for (const Diagnostic &D : A.Diags)
+    EXPECT_NE(D.Sev, Severity::Error) << D.Message;
+  std::vector<std::string> Want = {
+      "L5 spin_wait acquire sys w4 pads[rank]{0} peer exit != 0",
+      "L6 fence seq_cst sys"};
+  EXPECT_EQ(summaries(kernel(A, "k")), Want);
+  EXPECT_EQ(summaries(kernel(B, "k")), Want);
+  // Only shim mode records the note.
+  EXPECT_TRUE(kernel(A, "k").Notes.empty());
+  EXPECT_EQ(kernel(B, "k").Notes.size(), 1u);
+}
