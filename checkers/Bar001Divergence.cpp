@@ -1,0 +1,90 @@
+//===- Bar001Divergence.cpp - BAR-001 -------------------------------------===//
+//
+// Barrier divergence: a __syncthreads() (or grid sync) that some threads of
+// the block (blocks of the grid) reach and others skip, through a branch, a
+// loop trip count or an early return (CUDA C++ Programming Guide,
+// "Synchronization Functions": __syncthreads() in conditional code only if
+// the condition evaluates identically across the block; "Grid
+// Synchronization").
+//
+//===----------------------------------------------------------------------===//
+#include "Checks.h"
+#include "Engine.h"
+
+namespace pkb::chk {
+namespace {
+
+class Bar001 : public KernelChecker {
+public:
+  PKB_CHECK_INFO("BAR-001", "barrier-divergence",
+                 "A block or grid barrier is reached by some threads and "
+                 "skipped by others (branch, loop trip count, early return).",
+                 "bar-001")
+
+  void checkKernel(Analysis &A, std::vector<Finding> &Out,
+                   std::vector<Diagnostic> &Diags) const override {
+    for (size_t B = 0; B < A.size(); ++B) {
+      const Event &E = A.ev(B);
+      if (!A.isBlockBarrier(B))
+        continue;
+      bool Grid = E.Barrier == BarrierKind::Grid;
+      auto Group = [&]() {
+        return Grid ? A.sameRank(1, 2) : A.sameRank(1, 2) && A.sameBlock(1, 2);
+      };
+      A.Approx = false;
+      z3::expr Reach2 = A.guardOf(B, 2);
+      z3::expr Q = A.exec(B, 1) && A.agentRange(2) && Group();
+      for (unsigned L : E.Loops) {
+        Q = Q && A.iterVar(L, 2) == A.iterVar(L, 1) && A.loopDef(L, 2);
+        Reach2 = Reach2 && A.loopBound(L, 2);
+      }
+      Q = Q && !Reach2;
+      WitnessSpec Wit = A.agentWitness({1, 2});
+      Outcome R = A.solve(Q, Wit);
+      std::optional<size_t> Ret;
+      if (!R.sat() && !R.unknown()) {
+        // Early returns before the barrier.
+        for (size_t X = 0; X < B && !R.sat(); ++X) {
+          if (A.ev(X).Kind != EventKind::Return)
+            continue;
+          A.Approx = false;
+          z3::expr Q2 = A.exec(X, 1) && A.exec(B, 2) && Group();
+          R = A.solve(Q2, Wit);
+          if (R.sat())
+            Ret = X;
+        }
+      }
+      if (R.unknown()) {
+        emitUnknown(info().Id, A.K, E, "barrier convergence", R, Out, Diags);
+        continue;
+      }
+      if (!R.sat())
+        continue;
+      std::string Who =
+          Grid ? "block " + R.Witness["b1"] + " and block " + R.Witness["b2"]
+               : "threads " + R.Witness["t1"] + " and " + R.Witness["t2"] +
+                     " of block " + R.Witness["b1"];
+      Finding F = makeFinding(
+          info().Id, A.K, E.Loc,
+          std::string(Grid ? "grid" : "block") + " barrier " + describe(E) +
+              " is divergent: " + Who +
+              (Ret ? " disagree, one returns early (line " +
+                         std::to_string(A.ev(*Ret).Loc.Line) +
+                         ") while the other waits here"
+                   : " disagree on reaching it (guard or loop trip count)"),
+          "move the barrier out of the thread-dependent branch/loop; let "
+          "idle threads fall through to it instead of returning");
+      relate(F, "barrier", E);
+      if (Ret)
+        relate(F, "return", A.ev(*Ret));
+      applyOutcome(F, R);
+      emit(Out, std::move(F));
+    }
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Checker> makeBar001() { return std::make_unique<Bar001>(); }
+
+} // namespace pkb::chk

@@ -1,0 +1,275 @@
+//===- Engine.h - Shared analysis engine of the checkers --------*- C++ -*-===//
+//
+// Internal to pkb_checkers. The engine turns one KernelModel into Z3
+// formulas over two (or more) symbolic agents (rank, block, thread), the
+// two-agent reduction of GPUVerify extended with ranks (docs/checkers.md,
+// "Method"):
+//   * Expr -> z3::expr translation per agent ("tid.x#1", "rank#2", ...);
+//   * execution conditions (guards, loop ranges, launch ranges);
+//   * byte ranges of memory accesses and address conflicts;
+//   * phases: barrier intervals for block / grid barriers and for cross-rank
+//     signal/wait synchronization, with loop iterations;
+//   * a query runner that tries every world size in ascending order and
+//     every launch configuration, under a resource limit.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PKB_CHECKERS_ENGINE_H
+#define PKB_CHECKERS_ENGINE_H
+
+#include "pkb/Checker.h"
+
+#include <z3++.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace pkb::chk {
+
+//===----------------------------------------------------------------------===//
+// Event and expression classification helpers.
+//===----------------------------------------------------------------------===//
+
+/// True for events that access memory (including the polled load of a
+/// SpinWait).
+bool isMemEvent(const Event &E);
+/// True if the event may write memory (Store, Atomic, Reduction, BulkCopy).
+bool isWriteEvent(const Event &E);
+/// True if the event reads memory (Load, Atomic, SpinWait, BulkCopy).
+bool isReadEvent(const Event &E);
+/// True for read-modify-write events (Atomic, Reduction).
+bool isRmwEvent(const Event &E);
+/// True if \p O has release semantics (Release, AcqRel, SeqCst).
+bool isReleaseOrder(MemOrder O);
+/// True if \p O has acquire semantics (Acquire, AcqRel, SeqCst).
+bool isAcquireOrder(MemOrder O);
+/// True if an access with this order is "strong" in the PTX sense
+/// (volatile, relaxed, acquire, release...; not plain/weak).
+bool isStrongOrder(MemOrder O);
+/// The effective scope of an access: volatile ld/st act at system scope
+/// (PTX ISA, "Volatile Operations"); an explicit scope wins.
+Scope effectiveScope(const Event &E);
+
+/// True if any Var of \p E satisfies \p Pred (Opaque nodes count when
+/// \p OpaqueCounts).
+bool anyVar(const ExprRef &E,
+            const std::function<bool(const std::string &)> &Pred,
+            bool OpaqueCounts = false);
+/// True if \p E depends on values that differ between threads of one block:
+/// tid.*, lane, loop variables, locals, polled values or opaque text.
+bool isThreadVarying(const ExprRef &E);
+/// Splits a guard conjunction (LAnd nodes) into conjuncts.
+void splitConj(const ExprRef &E, std::vector<ExprRef> &Out);
+
+//===----------------------------------------------------------------------===//
+// Query outcomes.
+//===----------------------------------------------------------------------===//
+
+/// The result of one (family of) solver queries.
+struct Outcome {
+  enum Kind { Unsat, Sat, Unknown } K = Unsat;
+  unsigned W = 0;             ///< World size of the satisfying assignment.
+  bool Approx = false;        ///< Opaque/unknown values were involved.
+  bool AssumedLaunch = false; ///< Launch dims came from the representative set.
+  std::map<std::string, std::string> Witness;
+  std::string Reason; ///< Solver's reason for unknown.
+
+  bool sat() const { return K == Sat; }
+  bool unknown() const { return K == Unknown; }
+};
+
+/// A concrete launch configuration.
+struct LaunchDims {
+  int64_t B[3] = {256, 1, 1};
+  int64_t G[3] = {4, 1, 1};
+  bool FromSite = false;
+};
+
+/// Witness entries to read back from a model: display name -> term.
+using WitnessSpec = std::vector<std::pair<std::string, z3::expr>>;
+
+//===----------------------------------------------------------------------===//
+// The per-kernel analysis.
+//===----------------------------------------------------------------------===//
+
+/// Everything a checker needs about one kernel. Constructing it classifies
+/// events (cheap); solver work happens on demand.
+class Analysis {
+public:
+  Analysis(const ModuleModel &M, const KernelModel &K, const CheckOptions &O);
+
+  const ModuleModel &M;
+  const KernelModel &K;
+  const CheckOptions &O;
+  z3::context Z;
+
+  const Event &ev(size_t I) const { return K.Events[I]; }
+  size_t size() const { return K.Events.size(); }
+
+  // --- classification (indices into K.Events) -------------------------
+  /// Bases used as synchronization flags: polled by a SpinWait or carrying
+  /// a SignalPad/SignalPadTable role.
+  std::set<std::string> FlagBases;
+  /// Bases of symmetric memory: accessed through a peer pointer anywhere, or
+  /// carrying a PeerTable role.
+  std::set<std::string> SymBases;
+  std::vector<size_t> Signals; ///< Writes to flag bases (not shared memory).
+  std::vector<size_t> Waits;   ///< SpinWait events.
+
+  bool isShared(size_t I) const;
+  bool isFlagAccess(size_t I) const;
+  bool isSignal(size_t I) const;
+  bool isWait(size_t I) const { return ev(I).Kind == EventKind::SpinWait; }
+  /// A memory event on a non-flag, non-local location.
+  bool isData(size_t I) const;
+  /// A data event on symmetric memory (peer pointer or symmetric base).
+  bool isPeerVisible(size_t I) const;
+  /// A flag base that other ranks write or read (peer pointers, pad roles).
+  bool isCrossRankFlag(const std::string &Base) const;
+  /// The parameter named \p Base, or the parameter it is a field of.
+  const Param *paramOf(const std::string &Base) const;
+  bool isBlockBarrier(size_t I) const;
+  bool isGridBarrier(size_t I) const;
+  /// A spin-wait on a flag of this GPU that other blocks signal: a software
+  /// grid barrier (it orders the blocks' accesses like a grid sync).
+  bool isSoftGridBarrier(size_t I) const;
+
+  // --- encoding ----------------------------------------------------------
+  /// Variable \p Name as seen by agent \p A (agent 0 = shared names only).
+  z3::expr var(const std::string &Name, int A);
+  z3::expr toInt(const ExprRef &E, int A);
+  z3::expr toBool(const ExprRef &E, int A);
+  /// Ranges of agent \p A: tid < bdim, bid < gdim, 0 <= rank < W, lane.
+  z3::expr agentRange(int A);
+  z3::expr rank(int A) { return var("rank", A); }
+  z3::expr sameRank(int A, int B) { return rank(A) == rank(B); }
+  z3::expr sameBlock(int A, int B);
+  z3::expr sameThread(int A, int B);
+  /// Agent \p A executes event \p I: guard, enclosing loop ranges, ranges.
+  z3::expr exec(size_t I, int A);
+  /// Only the guard conjuncts of \p I that do not vary between threads of
+  /// one block (the block-level participation of a sync event).
+  z3::expr blockGuard(size_t I, int A);
+  /// Constraints of loop \p Id for agent \p A (with iteration counter).
+  z3::expr loopCons(unsigned Id, int A);
+  /// The defining part of loopCons: iteration counter >= 0 and the loop
+  /// variable as Init + iter * Step (no bound).
+  z3::expr loopDef(unsigned Id, int A);
+  /// The bound part of loopCons (loop variable below Bound).
+  z3::expr loopBound(unsigned Id, int A);
+  /// The guard conjunction of event \p I alone (no ranges, no loops).
+  z3::expr guardOf(size_t I, int A);
+  /// Iteration counter of loop \p Id for agent \p A.
+  z3::expr iterVar(unsigned Id, int A) {
+    return var("iter:" + std::to_string(Id), A);
+  }
+
+  /// Byte range of a memory event: owner rank, [Lo, Hi).
+  struct Range {
+    z3::expr Owner, Lo, Hi;
+  };
+  Range range(size_t I, int A);
+  /// Access unit of an event's Index (bytes per element).
+  unsigned unitOf(size_t I) const;
+  /// Both events touch overlapping bytes of the same object of the same
+  /// owner (shared memory: same rank and block).
+  z3::expr conflict(size_t I, int A, size_t J, int B);
+
+  // --- phases -------------------------------------------------------------
+  /// Separation predicate for a set of events lying between an earlier and
+  /// a later access: (events, earlier agent, later agent) -> "ordered".
+  using SepFn = std::function<z3::expr(const std::vector<size_t> &, int, int)>;
+  /// The two dynamic instances (I by agent A, J by agent B) lie in the same
+  /// synchronization interval with respect to the events accepted by
+  /// \p IsBoundary, using \p Sep to decide whether a set separates them.
+  z3::expr interval(size_t I, int A, size_t J, int B,
+                    const std::function<bool(size_t)> &IsBoundary,
+                    const SepFn &Sep);
+  /// Same phase for any two agents: same block -> block barriers; same rank
+  /// -> grid barriers; different ranks -> cross-rank synchronization.
+  z3::expr samePhase(size_t I, int A, size_t J, int B);
+  /// Cross-rank phase only (agents on different ranks).
+  z3::expr sameCrossPhase(size_t I, int A, size_t J, int B);
+  /// Cross-rank separation by the sync events in \p Between.
+  z3::expr crossSep(const std::vector<size_t> &Between, int Early, int Late);
+  /// True if signal/wait matching only ever pairs equal blocks.
+  bool perBlockSync();
+
+  // --- solving -------------------------------------------------------------
+  /// Launch configurations to try: from launch sites when constant,
+  /// otherwise the documented representative set.
+  const std::vector<LaunchDims> &launches();
+  /// Solves \p F for each world size (ascending) and launch configuration;
+  /// returns the first satisfying assignment.
+  Outcome solve(const z3::expr &F, const WitnessSpec &Wit,
+                const std::vector<unsigned> &OnlyW = {},
+                const LaunchDims *OnlyLaunch = nullptr);
+  /// Distinct assignments of \p Xs satisfying \p F for world size \p W
+  /// and launch \p L, at most \p Cap; \p Complete is false if there were
+  /// more (or the solver gave up).
+  std::vector<std::vector<int64_t>> enumerate(const z3::expr &F,
+                                              const std::vector<z3::expr> &Xs,
+                                              unsigned W, const LaunchDims &L,
+                                              size_t Cap, bool &Complete);
+  /// \p F with W and the launch dimensions replaced by constants.
+  z3::expr concretize(const z3::expr &F, unsigned W, const LaunchDims &L);
+  /// Standard witness entries for agents \p Agents.
+  WitnessSpec agentWitness(std::initializer_list<int> Agents);
+
+  /// Every variable created for agent \p A (suffix "#A"), for quantifiers.
+  std::vector<z3::expr> agentVars(int A) const;
+
+  /// Set when a translated expression involved opaque/unknown values.
+  bool Approx = false;
+  unsigned Queries = 0;
+
+private:
+  z3::expr tr(const ExprRef &E, int A);
+  z3::expr trBool(const ExprRef &E, int A);
+  std::map<std::string, z3::expr> Vars;
+  std::set<std::string> ParamVars;
+  std::vector<LaunchDims> Launches;
+  bool LaunchesDone = false;
+  std::optional<bool> PerBlock;
+  std::map<unsigned, size_t> LoopFirst, LoopLast; // event index span
+};
+
+//===----------------------------------------------------------------------===//
+// Finding helpers.
+//===----------------------------------------------------------------------===//
+
+/// Builds a finding. Severity follows the outcome (Error unless approximate).
+Finding makeFinding(const std::string &Id, const KernelModel &K,
+                    const SourceLoc &Loc, const std::string &Msg,
+                    const std::string &Fix);
+/// Adds a related event.
+void relate(Finding &F, const std::string &Role, const Event &E);
+/// Appends \p F unless a finding with the same ID, kernel and line exists.
+void emit(std::vector<Finding> &Out, Finding F);
+/// Reports an undecided query: a solver-unknown note and a Warning finding.
+void emitUnknown(const std::string &Id, const KernelModel &K, const Event &E,
+                 const std::string &What, const Outcome &R,
+                 std::vector<Finding> &Out, std::vector<Diagnostic> &Diags);
+/// Applies an outcome to a finding: severity and witness.
+void applyOutcome(Finding &F, const Outcome &R);
+
+/// A checker that runs per kernel.
+class KernelChecker : public Checker {
+public:
+  void check(const ModuleModel &M, const CheckOptions &Opts,
+             std::vector<Finding> &Out,
+             std::vector<Diagnostic> &Diags) const override;
+  virtual void checkKernel(Analysis &A, std::vector<Finding> &Out,
+                           std::vector<Diagnostic> &Diags) const = 0;
+};
+
+/// Short description of an event for messages: "store to pads[tid.x][...]".
+std::string describe(const Event &E);
+
+} // namespace pkb::chk
+
+#endif // PKB_CHECKERS_ENGINE_H

@@ -1,0 +1,76 @@
+//===- Ord001MissingRelease.cpp - ORD-001 ---------------------------------===//
+//
+// Peer-visible writes followed by a signal with no system-scope release
+// between them (PTX ISA, "Memory Consistency Model": release patterns).
+//
+//===----------------------------------------------------------------------===//
+#include "Checks.h"
+#include "Engine.h"
+
+namespace pkb::chk {
+namespace {
+
+class Ord001 : public KernelChecker {
+public:
+  PKB_CHECK_INFO("ORD-001", "missing-release-before-signal",
+                 "Peer-visible writes are followed by a signal that is not a "
+                 "system-scope release and no fence orders them first.",
+                 "ord-001")
+
+  void checkKernel(Analysis &A, std::vector<Finding> &Out,
+                   std::vector<Diagnostic> &Diags) const override {
+    for (size_t S : A.Signals) {
+      const Event &Sig = A.ev(S);
+      if (!A.isCrossRankFlag(Sig.Addr.Base))
+        continue;
+      Scope Sc = effectiveScope(Sig);
+      if (Sc != Scope::System && Sc != Scope::None)
+        continue; // too narrow a scope: ORD-003
+      if (isReleaseOrder(Sig.Order))
+        continue;
+      // The nearest earlier peer-visible write with no fence in between.
+      for (size_t W = S; W-- > 0;) {
+        if (!A.isPeerVisible(W) || !isWriteEvent(A.ev(W)))
+          continue;
+        bool Fenced = false;
+        for (size_t F = W + 1; F < S; ++F)
+          if (A.ev(F).Kind == EventKind::Fence &&
+              A.ev(F).Order != MemOrder::Acquire)
+            Fenced = true;
+        if (Fenced)
+          break;
+        A.Approx = false;
+        z3::expr Q = A.exec(W, 1) && A.exec(S, 2) && A.sameRank(1, 2) &&
+                     A.sameBlock(1, 2);
+        Outcome R = A.solve(Q, A.agentWitness({1, 2}));
+        if (R.unknown()) {
+          emitUnknown(info().Id, A.K, Sig, "the release before this signal", R,
+                      Out, Diags);
+          break;
+        }
+        if (!R.sat())
+          continue;
+        Finding Fd = makeFinding(
+            info().Id, A.K, Sig.Loc,
+            "signal " + describe(Sig) +
+                " is not a system-scope release and no fence orders the "
+                "earlier write to peer-visible memory before it; a peer that "
+                "sees the flag may read stale data",
+            "use st.release.sys / atomic with memory_order_release at "
+            "system scope, or __threadfence_system() right before the "
+            "signal");
+        relate(Fd, "write", A.ev(W));
+        relate(Fd, "signal", Sig);
+        applyOutcome(Fd, R);
+        emit(Out, std::move(Fd));
+        break;
+      }
+    }
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Checker> makeOrd001() { return std::make_unique<Ord001>(); }
+
+} // namespace pkb::chk

@@ -1,0 +1,302 @@
+//===- Part003CoverageGap.cpp - PART-003 ----------------------------------===//
+//
+// Coverage gap: output elements [0, N) that no rank writes (e.g. the N % W
+// remainder of a rank partition). The coverage formula is quantifier-free:
+// writer ranks and small loops are expanded for each concrete W, and a
+// grid-stride (or block-stride) loop `for (v = gtid; v < L; v += stride)`
+// is replaced by the interval [0, L) it covers as a whole (docs/checkers.md,
+// PART-003 "Method").
+//
+//===----------------------------------------------------------------------===//
+#include "Checks.h"
+#include "Engine.h"
+
+namespace pkb::chk {
+namespace {
+
+constexpr size_t kMaxInstances = 4096;
+
+bool mentionsThread(const ExprRef &E) {
+  return anyVar(E, [](const std::string &N) {
+    return N.rfind("tid.", 0) == 0 || N.rfind("bid.", 0) == 0 ||
+           N.rfind("bdim.", 0) == 0 || N.rfind("gdim.", 0) == 0 || N == "lane";
+  });
+}
+
+class Part003 : public KernelChecker {
+public:
+  PKB_CHECK_INFO("PART-003", "coverage-gap",
+                 "Some output elements are written by no rank (e.g. the "
+                 "N % W remainder).",
+                 "part-003")
+
+  /// The grid/block-stride loop of \p E, if any.
+  std::optional<unsigned> coverLoop(Analysis &A, const Event &E) const {
+    for (unsigned L : E.Loops) {
+      const Loop *Lp = A.K.findLoop(L);
+      if (Lp && Lp->Init && Lp->Step && Lp->Bound && Lp->Ascending &&
+          Lp->Init->mentions("tid.x") && Lp->Step->mentions("bdim.x"))
+        return L;
+    }
+    return std::nullopt;
+  }
+
+  void checkKernel(Analysis &A, std::vector<Finding> &Out,
+                   std::vector<Diagnostic> &Diags) const override {
+    std::set<std::string> Bases;
+    for (size_t I = 0; I < A.size(); ++I)
+      if (A.isData(I) && !A.isShared(I) && isWriteEvent(A.ev(I)) &&
+          !A.SymBases.count(A.ev(I).Addr.Base) && !A.ev(I).Addr.Peer)
+        Bases.insert(A.ev(I).Addr.Base);
+    for (const std::string &B : Bases)
+      checkBase(A, B, Out, Diags);
+  }
+
+  void checkBase(Analysis &A, const std::string &Base,
+                 std::vector<Finding> &Out,
+                 std::vector<Diagnostic> &Diags) const {
+    std::vector<size_t> Ws;
+    for (size_t I = 0; I < A.size(); ++I)
+      if (isWriteEvent(A.ev(I)) && A.ev(I).Addr.Base == Base)
+        Ws.push_back(I);
+    // Candidate extents and structural restrictions.
+    std::set<std::string> Extents;
+    for (size_t I : Ws) {
+      const Event &E = A.ev(I);
+      std::vector<ExprRef> Parts(E.Guard.begin(), E.Guard.end());
+      Parts.push_back(E.Addr.Index);
+      std::vector<ExprRef> Bounds(E.Guard.begin(), E.Guard.end());
+      for (unsigned L : E.Loops)
+        if (const Loop *Lp = A.K.findLoop(L)) {
+          Parts.push_back(Lp->Bound);
+          Bounds.push_back(Lp->Bound);
+        }
+      for (const ExprRef &P : Bounds)
+        if (P && P->mentions("rank"))
+          return; // rank-dependent output size (e.g. reduce-scatter)
+      for (const ExprRef &P : Parts)
+        anyVar(P, [&](const std::string &N) {
+          if (N.rfind("param:", 0) == 0)
+            if (const Param *Pr = A.K.findParam(N.substr(6)))
+              if (Pr->Role == ParamRole::ElementCount)
+                Extents.insert(N);
+          return false;
+        });
+    }
+    if (Extents.empty())
+      return;
+    const Param *BP = A.paramOf(Base);
+    unsigned Elem = BP && BP->ElemBytes ? BP->ElemBytes : A.unitOf(Ws.front());
+    for (const std::string &Ext : Extents) {
+      // Every other parameter must be absent: they would be free.
+      std::vector<unsigned> Ws2;
+      for (unsigned W : A.O.WorldSizes)
+        Ws2.push_back(W);
+      std::sort(Ws2.begin(), Ws2.end());
+      for (unsigned W : Ws2) {
+        std::optional<Outcome> R = gap(A, Base, Ws, Ext, Elem, W);
+        if (!R)
+          return; // unsupported shape
+        if (R->unknown()) {
+          emitUnknown(info().Id, A.K, A.ev(Ws.front()), "output coverage", *R,
+                      Out, Diags);
+          return;
+        }
+        if (!R->sat())
+          continue;
+        const Event &E = A.ev(Ws.front());
+        Finding F = makeFinding(
+            info().Id, A.K, E.Loc,
+            "element " + R->Witness["j"] + " of " + Base + " (with " +
+                Ext.substr(6) + " = " + R->Witness["n"] +
+                ", W = " + std::to_string(W) + ") is written by no rank",
+            "size the partitions with ceil(N / W) and clamp the last one to "
+            "N (or add a tail loop for the remainder)");
+        for (size_t I : Ws)
+          relate(F, "write", A.ev(I));
+        applyOutcome(F, *R);
+        emit(Out, std::move(F));
+        return;
+      }
+    }
+  }
+
+  /// Builds and solves the gap formula for one W; nullopt if a write has a
+  /// shape the coverage reasoning does not support.
+  std::optional<Outcome> gap(Analysis &A, const std::string &Base,
+                             const std::vector<size_t> &Ws,
+                             const std::string &Ext, unsigned Elem,
+                             unsigned W) const {
+    z3::context &Z = A.Z;
+    A.Approx = false;
+    z3::expr N = A.var(Ext, 0);
+    z3::expr J = Z.int_const("cov:j");
+    z3::expr Owner = Z.int_const("cov:owner");
+    z3::expr Wv = Z.int_val(W);
+    z3::expr F = J >= 0 && J < N && Owner >= 0 && Owner < Wv;
+    z3::expr Y = J * Z.int_val(Elem);
+    int Agent = 100;
+    size_t Instances = 0;
+    for (size_t I : Ws) {
+      const Event &E = A.ev(I);
+      std::optional<unsigned> Cover = coverLoop(A, E);
+      // Restrictions: no thread coordinates outside the cover loop, no
+      // other parameters than the extent.
+      std::vector<ExprRef> Check(E.Guard.begin(), E.Guard.end());
+      Check.push_back(E.Addr.Index);
+      Check.push_back(E.Addr.ByteOffset);
+      Check.push_back(E.Addr.Peer);
+      for (unsigned L : E.Loops)
+        if (const Loop *Lp = A.K.findLoop(L)) {
+          Check.push_back(Lp->Bound);
+          if (!Cover || L != *Cover) {
+            Check.push_back(Lp->Init);
+            Check.push_back(Lp->Step);
+          }
+        } else
+          return std::nullopt;
+      for (const ExprRef &C : Check) {
+        if (!C)
+          continue;
+        if (mentionsThread(C) || C->hasOpaque())
+          return std::nullopt;
+        if (anyVar(C, [&](const std::string &Nm) {
+              return (Nm.rfind("param:", 0) == 0 && Nm != Ext &&
+                      A.var(Nm, 0).to_string() != "rank" &&
+                      A.var(Nm, 0).to_string() != "world_size") ||
+                     Nm.rfind("local:", 0) == 0;
+            }))
+          return std::nullopt;
+      }
+      if (!E.Addr.Index)
+        return std::nullopt;
+      // Expand writer ranks and the non-cover loops.
+      for (unsigned Rs = 0; Rs < W; ++Rs) {
+        std::vector<unsigned> Expand;
+        for (unsigned L : E.Loops)
+          if (!Cover || L != *Cover)
+            Expand.push_back(L);
+        std::vector<std::vector<int64_t>> Values;
+        int Ag = Agent++;
+        z3::expr_vector From(Z), To(Z);
+        From.push_back(A.rank(Ag));
+        To.push_back(Z.int_val(Rs));
+        From.push_back(A.var("world_size", 0));
+        To.push_back(Wv);
+        bool Ok = true;
+        std::vector<int64_t> Cur;
+        std::function<void(size_t)> Rec;
+        std::vector<z3::expr> Covers;
+        Rec = [&](size_t D) {
+          if (!Ok)
+            return;
+          if (D == Expand.size()) {
+            if (++Instances > kMaxInstances) {
+              Ok = false;
+              return;
+            }
+            z3::expr_vector F2(Z), T2(Z);
+            for (unsigned X = 0; X < From.size(); ++X) {
+              F2.push_back(From[X]);
+              T2.push_back(To[X]);
+            }
+            for (size_t X = 0; X < Expand.size(); ++X) {
+              F2.push_back(A.var("loop:" + std::to_string(Expand[X]), Ag));
+              T2.push_back(Z.int_val(Cur[X]));
+            }
+            Analysis::Range Rg = A.range(I, Ag);
+            z3::expr C = Rg.Owner == Owner && Rg.Lo <= Y && Y < Rg.Hi &&
+                         A.guardOf(I, Ag);
+            if (Cover) {
+              z3::expr V = A.var("loop:" + std::to_string(*Cover), Ag);
+              // Idx(v) = Idx(0) + v is required; v solved from the byte.
+              z3::expr_vector VF(Z), VZ(Z);
+              VF.push_back(V);
+              VZ.push_back(Z.int_val(0));
+              z3::expr Idx = A.toInt(E.Addr.Index, Ag);
+              z3::expr Idx0 = Idx.substitute(VF, VZ);
+              z3::solver S(Z);
+              S.add(Idx - Idx0 != V);
+              for (unsigned X = 0; X < F2.size(); ++X)
+                S.add(F2[X] == T2[X]);
+              if (S.check() != z3::unsat) {
+                Ok = false;
+                return;
+              }
+              z3::expr BO = E.Addr.ByteOffset ? A.toInt(E.Addr.ByteOffset, Ag)
+                                              : Z.int_val(0);
+              z3::expr Solved = (Y - BO) / Z.int_val(A.unitOf(I)) - Idx0;
+              C = C && V >= 0 && A.loopBound(*Cover, Ag);
+              z3::expr_vector SF(Z), ST(Z);
+              SF.push_back(V);
+              ST.push_back(Solved);
+              C = C.substitute(SF, ST);
+            }
+            Covers.push_back(C.substitute(F2, T2));
+            return;
+          }
+          const Loop *Lp = A.K.findLoop(Expand[D]);
+          if (!Lp || !Lp->Init || !Lp->Bound) {
+            Ok = false;
+            return;
+          }
+          z3::expr_vector F2(Z), T2(Z);
+          for (unsigned X = 0; X < From.size(); ++X) {
+            F2.push_back(From[X]);
+            T2.push_back(To[X]);
+          }
+          for (size_t X = 0; X < D; ++X) {
+            F2.push_back(A.var("loop:" + std::to_string(Expand[X]), Ag));
+            T2.push_back(Z.int_val(Cur[X]));
+          }
+          int64_t Init = 0, Bound = 0, Step = 1;
+          z3::expr Ie = A.toInt(Lp->Init, Ag).substitute(F2, T2).simplify();
+          z3::expr Be = A.toInt(Lp->Bound, Ag).substitute(F2, T2).simplify();
+          if (!Ie.is_numeral_i64(Init) || !Be.is_numeral_i64(Bound)) {
+            Ok = false;
+            return;
+          }
+          if (Lp->Step) {
+            z3::expr Se = A.toInt(Lp->Step, Ag).substitute(F2, T2).simplify();
+            if (!Se.is_numeral_i64(Step) || Step <= 0) {
+              Ok = false;
+              return;
+            }
+          }
+          if (Lp->Ascending) {
+            for (int64_t V = Init; V < Bound && Ok; V += Step) {
+              Cur.push_back(V);
+              Rec(D + 1);
+              Cur.pop_back();
+            }
+          } else {
+            for (int64_t V = Init; V > Bound && Ok; V -= Step) {
+              Cur.push_back(V);
+              Rec(D + 1);
+              Cur.pop_back();
+            }
+          }
+        };
+        Rec(0);
+        if (!Ok)
+          return std::nullopt;
+        for (const z3::expr &C : Covers)
+          F = F && !C;
+      }
+    }
+    // Some write of the buffer must execute (a uniform early return that
+    // skips the whole output is not a gap).
+    z3::expr Some = Z.bool_val(false);
+    for (size_t I : Ws)
+      Some = Some || A.exec(I, 99);
+    F = F && Some;
+    WitnessSpec Wit = {{"j", J}, {"n", N}, {"owner", Owner}};
+    return A.solve(F, Wit, {W});
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Checker> makePart003() { return std::make_unique<Part003>(); }
+
+} // namespace pkb::chk

@@ -1,0 +1,104 @@
+//===- Sig002FlagReuse.cpp - SIG-002 --------------------------------------===//
+//
+// Flag reuse across rounds or calls: a wait for a fixed value on a flag that
+// is never reset and carries no epoch passes at once from the second round
+// on; a reset that is not followed by further synchronization races the
+// peer's next signal.
+//
+//===----------------------------------------------------------------------===//
+#include "Checks.h"
+#include "Engine.h"
+
+namespace pkb::chk {
+namespace {
+
+bool fixedValue(const ExprRef &E) {
+  if (!E)
+    return false;
+  return !anyVar(
+      E,
+      [](const std::string &N) {
+        return !(N.rfind("tid.", 0) == 0 || N.rfind("bid.", 0) == 0 ||
+                 N.rfind("bdim.", 0) == 0 || N.rfind("gdim.", 0) == 0 ||
+                 N == "lane" || N == "rank" || N == "world_size" ||
+                 N == "polled");
+      },
+      /*OpaqueCounts=*/true);
+}
+
+class Sig002 : public KernelChecker {
+public:
+  PKB_CHECK_INFO("SIG-002", "flag-reuse",
+                 "A flag is waited on for a fixed value with no reset or "
+                 "epoch, or its reset races the peer's next signal.",
+                 "sig-002")
+
+  void checkKernel(Analysis &A, std::vector<Finding> &Out,
+                   std::vector<Diagnostic> &Diags) const override {
+    for (size_t Wt : A.Waits) {
+      const Event &W = A.ev(Wt);
+      if (!A.isCrossRankFlag(W.Addr.Base))
+        continue;
+      if (W.AtomicOp == "cas" || W.AtomicOp == "exch")
+        continue; // consuming wait: the flag is reset atomically
+      ExprRef V = W.Value ? W.Value : W.ExitCond;
+      if (!fixedValue(V))
+        continue;
+      // A reset: a later write to the same slot by the same agent.
+      std::optional<size_t> Reset;
+      for (size_t R = Wt + 1; R < A.size() && !Reset; ++R) {
+        if (!isWriteEvent(A.ev(R)) || A.ev(R).Addr.Base != W.Addr.Base)
+          continue;
+        A.Approx = false;
+        z3::expr Q = A.exec(Wt, 1) && A.exec(R, 1) && A.conflict(Wt, 1, R, 1);
+        Outcome O = A.solve(Q, {});
+        if (O.sat() || O.unknown())
+          Reset = R;
+      }
+      bool SyncAfter = false;
+      if (Reset) {
+        bool Sig = false;
+        for (size_t I = *Reset + 1; I < A.size(); ++I) {
+          Sig = Sig || A.isSignal(I);
+          if (Sig && A.isWait(I))
+            SyncAfter = true;
+        }
+        if (SyncAfter)
+          continue;
+      }
+      A.Approx = false;
+      Outcome R = A.solve(A.exec(Wt, 1), A.agentWitness({1}));
+      if (R.unknown()) {
+        emitUnknown(info().Id, A.K, W, "flag reuse", R, Out, Diags);
+        continue;
+      }
+      if (!R.sat())
+        continue;
+      std::string Msg =
+          Reset ? "the wait " + describe(W) +
+                      " consumes its flag with a reset at line " +
+                      std::to_string(A.ev(*Reset).Loc.Line) +
+                      " that no later synchronization orders before the "
+                      "peer's next signal; the reset can erase it"
+                : "the wait " + describe(W) + " expects the fixed value " +
+                      (V ? V->str() : std::string("?")) +
+                      " on a flag that is never reset and carries no "
+                      "epoch; from the second round on it passes at once";
+      Finding F = makeFinding(
+          info().Id, A.K, W.Loc, Msg,
+          "signal and wait for a per-call epoch (monotonic counter) instead "
+          "of a constant, and never reset flags");
+      relate(F, "wait", W);
+      if (Reset)
+        relate(F, "reset", A.ev(*Reset));
+      applyOutcome(F, R);
+      emit(Out, std::move(F));
+    }
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Checker> makeSig002() { return std::make_unique<Sig002>(); }
+
+} // namespace pkb::chk
