@@ -1,0 +1,200 @@
+//===- Compiler.cpp - Compile candidates with nvcc ------------------------===//
+#include "pkb/rt/Compiler.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace pkb::rt {
+namespace fs = std::filesystem;
+
+namespace {
+std::string readFile(const fs::path &P, bool *Ok) {
+  std::ifstream In(P, std::ios::binary);
+  if (!In) {
+    *Ok = false;
+    return {};
+  }
+  std::ostringstream S;
+  S << In.rdbuf();
+  *Ok = true;
+  return S.str();
+}
+
+/// Runs Argv, returns its exit status (-1 if it could not start) and its
+/// stdout+stderr in *Output.
+int runCapture(const std::vector<std::string> &Argv, std::string *Output) {
+  int Pipe[2];
+  if (::pipe2(Pipe, O_CLOEXEC) != 0) {
+    *Output = fmt::format("pipe: {}", std::strerror(errno));
+    return -1;
+  }
+  pid_t Pid = ::fork();
+  if (Pid < 0) {
+    *Output = fmt::format("fork: {}", std::strerror(errno));
+    ::close(Pipe[0]);
+    ::close(Pipe[1]);
+    return -1;
+  }
+  if (Pid == 0) {
+    ::dup2(Pipe[1], 1);
+    ::dup2(Pipe[1], 2);
+    std::vector<char *> A;
+    for (const auto &S : Argv)
+      A.push_back(const_cast<char *>(S.c_str()));
+    A.push_back(nullptr);
+    ::execvp(A[0], A.data());
+    std::string Msg =
+        fmt::format("cannot execute {}: {}\n", Argv[0], std::strerror(errno));
+    (void)!::write(2, Msg.data(), Msg.size());
+    ::_exit(127);
+  }
+  ::close(Pipe[1]);
+  char Buf[4096];
+  for (;;) {
+    ssize_t N = ::read(Pipe[0], Buf, sizeof(Buf));
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N <= 0)
+      break;
+    Output->append(Buf, static_cast<size_t>(N));
+  }
+  ::close(Pipe[0]);
+  int Status = 0;
+  while (::waitpid(Pid, &Status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(Status))
+    return WEXITSTATUS(Status);
+  return 128 + (WIFSIGNALED(Status) ? WTERMSIG(Status) : 0);
+}
+} // namespace
+
+std::string contentHash(std::string_view Data) {
+  // FNV-1a 64 (http://www.isthe.com/chongo/tech/comp/fnv/) in two lanes.
+  uint64_t A = 0xcbf29ce484222325ull, B = 0x84222325cbf29ce4ull;
+  constexpr uint64_t Prime = 0x100000001b3ull;
+  for (unsigned char C : Data) {
+    A = (A ^ C) * Prime;
+    B = (B ^ static_cast<unsigned char>(C + 0x5A)) * Prime;
+  }
+  return fmt::format("{:016x}{:016x}", A, B);
+}
+
+std::string findNvcc() {
+  std::vector<fs::path> Candidates;
+  if (const char *E = std::getenv("PKB_NVCC"); E && *E)
+    Candidates.emplace_back(E);
+  if (const char *E = std::getenv("CUDA_HOME"); E && *E)
+    Candidates.push_back(fs::path(E) / "bin" / "nvcc");
+  Candidates.emplace_back("/usr/local/cuda/bin/nvcc");
+  if (const char *P = std::getenv("PATH")) {
+    std::stringstream S(P);
+    std::string Dir;
+    while (std::getline(S, Dir, ':'))
+      if (!Dir.empty())
+        Candidates.push_back(fs::path(Dir) / "nvcc");
+  }
+  for (const auto &C : Candidates)
+    if (::access(C.c_str(), X_OK) == 0)
+      return C.string();
+  return {};
+}
+
+std::vector<std::string> candidateFlags(const CompileOptions &O) {
+  std::vector<std::string> F = {"-gencode=arch=compute_90a,code=sm_90a",
+                                "-shared",
+                                "-Xcompiler",
+                                "-fPIC",
+                                "-O3",
+                                "-std=c++17",
+                                "-lineinfo",
+                                "-I" + O.AbiInclude.string()};
+  F.insert(F.end(), O.ExtraFlags.begin(), O.ExtraFlags.end());
+  return F;
+}
+
+fs::path defaultCacheDir() {
+  fs::path D;
+  if (const char *E = std::getenv("PKB_CACHE_DIR"); E && *E)
+    D = E;
+  else if (const char *X = std::getenv("XDG_CACHE_HOME"); X && *X)
+    D = fs::path(X) / "pkbcheck";
+  else if (const char *H = std::getenv("HOME"); H && *H)
+    D = fs::path(H) / ".cache" / "pkbcheck";
+  else
+    D = fs::temp_directory_path() / "pkbcheck-cache";
+  std::error_code Ec;
+  fs::create_directories(D, Ec);
+  return D;
+}
+
+CompileResult compileCandidate(const fs::path &Source,
+                               const CompileOptions &O) {
+  CompileResult R;
+  bool Ok = false;
+  std::string Text = readFile(Source, &Ok);
+  if (!Ok) {
+    R.Log = fmt::format("cannot read candidate source {}", Source.string());
+    return R;
+  }
+  std::string Nvcc = O.Nvcc.empty() ? findNvcc() : O.Nvcc;
+  if (Nvcc.empty()) {
+    R.Log = "nvcc not found (set PKB_NVCC or CUDA_HOME)";
+    return R;
+  }
+  bool AbiOk = false;
+  std::string Abi = readFile(O.AbiInclude / "pkb" / "pkb_abi.h", &AbiOk);
+  std::vector<std::string> Flags = candidateFlags(O);
+  std::string Key = Text + '\0' + Abi + '\0' + Nvcc;
+  for (const auto &F : Flags)
+    Key += '\0' + F;
+  R.Hash = contentHash(Key);
+  fs::path Dir = O.CacheDir.empty() ? defaultCacheDir() : O.CacheDir;
+  fs::path Lib = Dir / "kernels" / (R.Hash + ".so");
+  fs::path LogFile = Dir / "kernels" / (R.Hash + ".log");
+  std::error_code Ec;
+  fs::create_directories(Lib.parent_path(), Ec);
+  std::vector<std::string> Argv = {Nvcc};
+  Argv.insert(Argv.end(), Flags.begin(), Flags.end());
+  fs::path Tmp = Lib;
+  Tmp += fmt::format(".tmp.{}", ::getpid());
+  Argv.insert(Argv.end(), {"-o", Tmp.string(), fs::absolute(Source).string()});
+  for (size_t I = 0; I < Argv.size(); ++I)
+    R.Command += (I ? " " : "") + Argv[I];
+  if (fs::exists(Lib, Ec)) {
+    R.Ok = true;
+    R.Cached = true;
+    R.Library = Lib;
+    bool L = false;
+    R.Log = readFile(LogFile, &L);
+    return R;
+  }
+  int Status = runCapture(Argv, &R.Log);
+  if (Status != 0) {
+    fs::remove(Tmp, Ec);
+    if (R.Log.empty())
+      R.Log = fmt::format("nvcc exited with status {}", Status);
+    return R;
+  }
+  {
+    std::ofstream(LogFile) << R.Log;
+  }
+  fs::rename(Tmp, Lib, Ec);
+  if (Ec) {
+    R.Log += fmt::format("\ncannot rename {} to {}: {}", Tmp.string(),
+                         Lib.string(), Ec.message());
+    return R;
+  }
+  R.Ok = true;
+  R.Library = Lib;
+  return R;
+}
+
+} // namespace pkb::rt

@@ -1,0 +1,357 @@
+//===- RuntimeCommands.cpp - CLI of the runtime harness -------------------===//
+#include "pkb/RuntimeCommands.h"
+#include "pkb/rt/Bench.h"
+#include "pkb/rt/Compiler.h"
+#include "pkb/rt/Hub.h"
+#include "pkb/rt/Launcher.h"
+#include "pkb/rt/Problem.h"
+#include "pkb/rt/RankEnv.h"
+#include "pkb/rt/ResultStore.h"
+#include "pkb/rt/Session.h"
+#include "pkb/rt/Wire.h"
+#include "pkb/rt/Worker.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <thread>
+#include <unistd.h>
+
+#ifndef PKB_RUNTIME_INCLUDE_DIR
+#define PKB_RUNTIME_INCLUDE_DIR ""
+#endif
+
+namespace pkb {
+namespace fs = std::filesystem;
+using namespace pkb::rt;
+
+namespace {
+/// "4096", "4K", "2M", "1G" (binary multiples).
+int64_t parseSize(const std::string &S) {
+  if (S.empty())
+    throw CLI::ValidationError("size", "empty size");
+  size_t Pos = 0;
+  long long V = std::stoll(S, &Pos);
+  std::string Suf = S.substr(Pos);
+  if (Suf == "K" || Suf == "k")
+    V <<= 10;
+  else if (Suf == "M" || Suf == "m")
+    V <<= 20;
+  else if (Suf == "G" || Suf == "g")
+    V <<= 30;
+  else if (!Suf.empty())
+    throw CLI::ValidationError("size", "bad size '" + S + "'");
+  if (V <= 0)
+    throw CLI::ValidationError("size", "size must be positive: " + S);
+  return V;
+}
+
+fs::path ratesCachePath(const fs::path &CacheDir) {
+  return CacheDir /
+         fmt::format("machine-{}.json", contentHash(machineId()).substr(0, 16));
+}
+
+/// Runs `this-binary bench peers --json P` in a child and returns its rates.
+std::optional<MachineRates> probeInChild(const fs::path &P) {
+  std::string Cmd = fmt::format("'{}' bench peers --json '{}' >/dev/null 2>&1",
+                                selfExe(), P.string());
+  if (std::system(Cmd.c_str()) != 0)
+    return std::nullopt;
+  return loadMachineRates(P);
+}
+
+struct RunArgs {
+  RunOptions O;
+  std::vector<std::string> SizeStrings;
+  std::string Rates;
+  bool NoProbe = false;
+  std::string Bootstrap;
+};
+
+int runExternal(RunArgs &A, const RankEnv &Env);
+
+int doRun(RunArgs &A) {
+  RunOptions &O = A.O;
+  for (const auto &S : A.SizeStrings)
+    O.Sizes.push_back(parseSize(S));
+  if (O.CacheDir.empty())
+    O.CacheDir = defaultCacheDir();
+  if (O.AbiInclude.empty())
+    O.AbiInclude = PKB_RUNTIME_INCLUDE_DIR;
+  if (auto Env = detectRankEnv())
+    return runExternal(A, *Env);
+  if (!A.Rates.empty()) {
+    O.RatesFile = A.Rates;
+  } else if (O.Timing && O.Sanitize.empty()) {
+    fs::path C = ratesCachePath(O.CacheDir);
+    if (!fs::exists(C) && !A.NoProbe) {
+      fmt::print("probing peer and HBM bandwidth (cached in {})\n", C.string());
+      std::fflush(stdout);
+      probeInChild(C);
+    }
+    if (fs::exists(C))
+      O.RatesFile = C;
+  }
+  RunSummary S = runCandidates(O);
+  fmt::print("{} case(s) run in {} worker group(s), {} already in {}\n",
+             S.Records.size(), S.Groups, S.SkippedDone, O.Results.string());
+  return S.AllPass ? 0 : 1;
+}
+
+/// Under mpirun/srun/torchrun: this process is one rank; rank 0 also runs
+/// the hub in a thread. Fatal verdicts end the process of the rank that saw
+/// them; completed cases are already in the results file.
+int runExternal(RunArgs &A, const RankEnv &Env) {
+  RunOptions &O = A.O;
+  const Problem *P = findProblem(O.ProblemName);
+  if (!P)
+    throw std::runtime_error("unknown problem " + O.ProblemName);
+  if (O.Kernels.size() != 1)
+    throw std::runtime_error("under an external launcher give exactly one "
+                             "--kernel");
+  if (O.Sizes.empty())
+    O.Sizes = P->defaultSizes();
+  CompileOptions CO;
+  CO.Nvcc = O.Nvcc;
+  CO.CacheDir = O.CacheDir;
+  CO.AbiInclude = O.AbiInclude;
+  CompileResult CR = compileCandidate(O.Kernels[0], CO);
+  if (!CR.Ok) {
+    if (Env.Rank == 0)
+      fmt::print(stderr, "compile-error:\n{}\n", CR.Log);
+    return 1;
+  }
+  std::string Sock = A.Bootstrap;
+  if (Sock.empty())
+    if (const char *E = std::getenv("PKB_BOOTSTRAP_SOCKET"))
+      Sock = E;
+  if (Sock.empty())
+    Sock = fmt::format("/tmp/pkbcheck-{}-{}.sock", ::getuid(),
+                       contentHash(Env.Source + Env.JobId).substr(0, 12));
+  ::setenv("PKB_DEVICE", std::to_string(Env.LocalRank).c_str(), 1);
+  ::setenv("NCCL_NVLS_ENABLE", "0", 1);
+  nlohmann::json Cfg = {
+      {"mode", "run"},
+      {"problem", std::string(P->name())},
+      {"library", CR.Library.string()},
+      {"sizes", O.Sizes},
+      {"trials", std::max(3, O.Trials)},
+      {"back_to_back", std::max(4, O.BackToBack)},
+      {"warmup", O.Warmup},
+      {"iters", std::max(1, O.Iters)},
+      {"deadline_ms", static_cast<long>(O.DeadlineSec * 1000)},
+      {"setup_deadline_ms", static_cast<long>(O.SetupDeadlineSec * 1000)},
+      {"seed", O.Seed},
+      {"graph", O.Graph},
+      {"timing", O.Timing}};
+  std::unique_ptr<std::thread> HubThread;
+  std::unique_ptr<ResultStore> Store;
+  std::map<int64_t, std::map<int, nlohmann::json>> Partial;
+  bool AllPass = true;
+  std::string Mode = O.Graph ? "graph" : "eager";
+  if (Env.Rank == 0) {
+    std::string Err;
+    int L = listenUnix(Sock, &Err);
+    if (L < 0)
+      throw std::runtime_error(Err);
+    Store = std::make_unique<ResultStore>(O.Results);
+    HubOptions HO;
+    HO.WorldSize = Env.WorldSize;
+    HO.Config = Cfg;
+    HO.OnResult = [&](int R, const nlohmann::json &J) {
+      int64_t Size = J.value("size", int64_t(-1));
+      Partial[Size][R] = J;
+      if (static_cast<int>(Partial[Size].size()) != Env.WorldSize)
+        return;
+      CaseInfo I;
+      I.Problem = std::string(P->name());
+      I.ProblemId = P->id();
+      I.Kernel = O.Kernels[0];
+      I.KernelHash = CR.Hash;
+      I.Size = Size;
+      I.WorldSize = Env.WorldSize;
+      I.Mode = Mode;
+      I.Terms = P->roofline(Env.WorldSize, Size);
+      if (!A.Rates.empty())
+        I.Rates = loadMachineRates(A.Rates);
+      auto Rec = mergeCase(I, Partial[Size]);
+      AllPass &= Rec["verdict"] == "pass";
+      Store->append(Rec);
+      fmt::print("{}\n", Rec.dump());
+      std::fflush(stdout);
+    };
+    auto H = std::make_shared<Hub>(L, HO);
+    HubThread = std::make_unique<std::thread>([H, &Sock] {
+      HubOutcome Out = H->run();
+      ::unlink(Sock.c_str());
+      if (Out.K != HubOutcome::Kind::Completed) {
+        fmt::print(stderr, "pkbcheck: {}: {}\n", hubOutcomeName(Out.K),
+                   Out.Detail);
+        std::fflush(stderr);
+        ::_exit(1); // peers were killed; end this rank too
+      }
+    });
+  }
+  HubClient C;
+  std::string Err;
+  if (!C.connect(Sock, Env.Rank, 120000, &Err))
+    throw std::runtime_error(Err);
+  int Rc = runWorker(C);
+  if (HubThread)
+    HubThread->join();
+  return Rc != 0 ? 2 : (AllPass ? 0 : 1);
+}
+
+void printProblems() {
+  fmt::print("{:>3} {:<12} {:<22} {:<30} {}\n", "id", "name", "size unit",
+             "default sizes", "summary");
+  for (const Problem *P : allProblems()) {
+    std::string Sizes;
+    for (int64_t S : P->defaultSizes())
+      Sizes += (Sizes.empty() ? "" : ",") + std::to_string(S);
+    fmt::print("{:>3} {:<12} {:<22} {:<30} {}\n", P->id(), P->name(),
+               P->sizeUnit(), Sizes, P->summary());
+  }
+}
+} // namespace
+
+void addRuntimeCommands(CLI::App &App, int &ExitCode) {
+  // ---- run ----------------------------------------------------------------
+  auto RA = std::make_shared<RunArgs>();
+  CLI::App *Run = App.add_subcommand(
+      "run", "Run candidate kernels on GPUs: correctness against NCCL, "
+             "speedup, roofline");
+  Run->add_option("--problem", RA->O.ProblemName, "Problem name or id")
+      ->required();
+  Run->add_option("--kernel,-k", RA->O.Kernels, "Candidate .cu file(s)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  Run->add_option("--gpus", RA->O.Gpus, "Ranks (default: all visible GPUs)");
+  Run->add_option("--sizes", RA->SizeStrings,
+                  "Problem sizes (4096, 64K, 1M, ...; default: the problem's)")
+      ->delimiter(',');
+  Run->add_option("--trials", RA->O.Trials, "Checked trials (>= 3)");
+  Run->add_option("--back-to-back", RA->O.BackToBack,
+                  "Calls in a row without host sync (>= 4)");
+  Run->add_option("--warmup", RA->O.Warmup, "Warm-up calls before timing");
+  Run->add_option("--iters", RA->O.Iters, "Timed calls");
+  Run->add_option("--deadline", RA->O.DeadlineSec,
+                  "Seconds a call may take before the verdict is deadlock");
+  Run->add_option("--setup-deadline", RA->O.SetupDeadlineSec,
+                  "Seconds for worker set-up (NCCL, heap, candidate setup)");
+  Run->add_option("--seed", RA->O.Seed, "Base seed of the inputs");
+  Run->add_flag("--graph", RA->O.Graph, "Time inside one CUDA graph");
+  Run->add_flag("!--no-timing", RA->O.Timing, "Check correctness only");
+  Run->add_option("--sanitize", RA->O.Sanitize,
+                  "Run workers under compute-sanitizer")
+      ->check(CLI::IsMember({"memcheck", "racecheck", "synccheck"}));
+  Run->add_option("--results", RA->O.Results, "JSONL results file");
+  Run->add_flag("--force", RA->O.Force, "Rerun cases already in --results");
+  Run->add_option("--cache-dir", RA->O.CacheDir,
+                  "Compiled candidates and machine rates");
+  Run->add_option("--nvcc", RA->O.Nvcc, "nvcc to use");
+  Run->add_option("--rates", RA->Rates,
+                  "Machine rates JSON (bench peers --json); default: cached "
+                  "probe");
+  Run->add_flag("--no-probe", RA->NoProbe,
+                "Do not probe the machine when no rates are cached");
+  Run->add_flag("--keep-scratch", RA->O.KeepScratch,
+                "Keep worker scratch directories (/tmp/pkbcheck-*)");
+  Run->add_option("--bootstrap", RA->Bootstrap,
+                  "Unix socket of rank 0 under mpirun/srun/torchrun");
+  Run->callback([RA, &ExitCode] {
+    try {
+      ExitCode = doRun(*RA);
+    } catch (const std::exception &E) {
+      fmt::print(stderr, "pkbcheck run: {}\n", E.what());
+      ExitCode = 2;
+    }
+  });
+
+  // ---- bench --------------------------------------------------------------
+  CLI::App *Bench = App.add_subcommand("bench", "Machine and NCCL benchmarks");
+  Bench->require_subcommand(1);
+  auto PO = std::make_shared<PeerProbeOptions>();
+  auto PJson = std::make_shared<std::string>();
+  auto PCache = std::make_shared<std::string>();
+  CLI::App *Peers = Bench->add_subcommand(
+      "peers", "Peer (copy engine, SM store/load), HBM and FP32 rates");
+  Peers->add_option("--bytes", PO->Bytes, "Bytes per copy");
+  Peers->add_option("--reps", PO->Reps, "Timed copies per measurement");
+  Peers->add_option("--json", *PJson, "Write the probe as JSON");
+  Peers->add_option("--cache-dir", *PCache, "Also cache the rates here");
+  Peers->callback([PO, PJson, PCache, &ExitCode] {
+    try {
+      nlohmann::json J = probeMachine(*PO);
+      printProbe(J, stdout);
+      fs::path Cache = ratesCachePath(PCache->empty() ? defaultCacheDir()
+                                                      : fs::path(*PCache));
+      for (const fs::path &P : {fs::path(*PJson), Cache})
+        if (!P.empty())
+          std::ofstream(P) << J.dump(2) << "\n";
+      ExitCode = 0;
+    } catch (const std::exception &E) {
+      fmt::print(stderr, "pkbcheck bench peers: {}\n", E.what());
+      ExitCode = 2;
+    }
+  });
+  auto NO = std::make_shared<NcclBenchOptions>();
+  auto NJson = std::make_shared<std::string>();
+  auto NMin = std::make_shared<std::string>("4K");
+  auto NMax = std::make_shared<std::string>("1G");
+  CLI::App *Nccl = Bench->add_subcommand(
+      "nccl", "nccl-tests-style tables (bf16): all_reduce, all_gather, "
+              "reduce_scatter, alltoall, broadcast");
+  Nccl->add_option("--gpus", NO->Gpus, "Ranks (default: all visible)");
+  Nccl->add_option("--min-bytes,-b", *NMin, "Smallest size (4K)");
+  Nccl->add_option("--max-bytes,-e", *NMax, "Largest size (1G)");
+  Nccl->add_option("--warmup,-w", NO->Warmup, "Warm-up iterations");
+  Nccl->add_option("--iters,-n", NO->Iters, "Timed iterations");
+  Nccl->add_option("--collectives", NO->Collectives, "Subset to run")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"all_reduce", "all_gather", "reduce_scatter",
+                             "alltoall", "broadcast"}));
+  Nccl->add_option("--json", *NJson, "Write rows as JSON");
+  Nccl->callback([NO, NJson, NMin, NMax, &ExitCode] {
+    try {
+      NO->MinBytes = static_cast<size_t>(parseSize(*NMin));
+      NO->MaxBytes = static_cast<size_t>(parseSize(*NMax));
+      nlohmann::json Rows = runNcclBench(*NO);
+      printNcclBench(Rows, stdout);
+      if (!NJson->empty())
+        std::ofstream(*NJson) << Rows.dump(2) << "\n";
+      ExitCode = 0;
+    } catch (const std::exception &E) {
+      fmt::print(stderr, "pkbcheck bench nccl: {}\n", E.what());
+      ExitCode = 2;
+    }
+  });
+
+  // ---- problems -----------------------------------------------------------
+  CLI::App *Problems = App.add_subcommand("problems", "List problem specs");
+  Problems->callback([&ExitCode] {
+    printProblems();
+    ExitCode = 0;
+  });
+
+  // ---- worker (hidden) ----------------------------------------------------
+  auto WSock = std::make_shared<std::string>();
+  auto WRank = std::make_shared<int>(0);
+  auto WWorld = std::make_shared<int>(1);
+  CLI::App *Worker =
+      App.add_subcommand("worker", "Internal: one rank of a worker group");
+  Worker->group(""); // hidden from --help
+  Worker->add_option("--socket", *WSock)->required();
+  Worker->add_option("--rank", *WRank)->required();
+  Worker->add_option("--world", *WWorld)->required();
+  Worker->callback([WSock, WRank, WWorld] {
+    int Rc = workerMain(*WSock, *WRank, *WWorld);
+    std::fflush(stdout);
+    std::fflush(stderr);
+    ::_exit(Rc); // skip static destructors (CUDA/NCCL teardown can hang)
+  });
+}
+
+} // namespace pkb
