@@ -8,6 +8,8 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
+#include <regex>
+#include <set>
 #include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,6 +28,36 @@ std::string readFile(const fs::path &P, bool *Ok) {
   S << In.rdbuf();
   *Ok = true;
   return S.str();
+}
+
+/// Appends to *Key the path and content of every file that Source includes
+/// with a quoted `#include "..."` resolved next to the including file,
+/// recursively (each file once). These are the candidate's own headers (for
+/// example kernels/candidates/common/push_protocol.cuh); an edit to one must
+/// invalidate the cached shared object. Angle-bracket includes are covered by
+/// the ABI header and nvcc's identity in the key.
+void hashLocalIncludes(const fs::path &Source, std::set<fs::path> &Seen,
+                       std::string *Key) {
+  bool Ok = false;
+  std::string Text = readFile(Source, &Ok);
+  if (!Ok)
+    return;
+  static const std::regex Re(R"re(^\s*#\s*include\s*"([^"]+)")re");
+  std::istringstream In(Text);
+  std::string Line;
+  while (std::getline(In, Line)) {
+    std::smatch M;
+    if (!std::regex_search(Line, M, Re))
+      continue;
+    std::error_code Ec;
+    fs::path P = fs::weakly_canonical(Source.parent_path() / M[1].str(), Ec);
+    if (Ec || !fs::is_regular_file(P, Ec) || !Seen.insert(P).second)
+      continue;
+    bool HOk = false;
+    std::string H = readFile(P, &HOk);
+    *Key += '\0' + P.string() + '\0' + H;
+    hashLocalIncludes(P, Seen, Key);
+  }
 }
 
 /// Runs Argv, returns its exit status (-1 if it could not start) and its
@@ -155,6 +187,8 @@ CompileResult compileCandidate(const fs::path &Source,
   std::string Key = Text + '\0' + Abi + '\0' + Nvcc;
   for (const auto &F : Flags)
     Key += '\0' + F;
+  std::set<fs::path> Seen;
+  hashLocalIncludes(fs::absolute(Source), Seen, &Key);
   R.Hash = contentHash(Key);
   fs::path Dir = O.CacheDir.empty() ? defaultCacheDir() : O.CacheDir;
   fs::path Lib = Dir / "kernels" / (R.Hash + ".so");

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <unistd.h>
 
 using namespace pkb::rt;
@@ -72,4 +73,24 @@ TEST(Compiler, MissingSource) {
   auto R = compileCandidate("/nonexistent/x.cu", O);
   EXPECT_FALSE(R.Ok);
   EXPECT_NE(R.Log.find("cannot read"), std::string::npos);
+}
+
+TEST_F(CompilerNvcc, EditingAQuotedIncludeInvalidatesTheCache) {
+  // A candidate split into a .cu and its own header: editing only the header
+  // must produce a new hash (and a rebuild), never the stale cached object.
+  fs::path Dir = Cache / "src";
+  fs::create_directories(Dir / "common");
+  auto Write = [](const fs::path &P, const std::string &Text) {
+    std::ofstream(P) << Text;
+  };
+  Write(Dir / "k.cu", "#include \"common/h.cuh\"\n"
+                      "extern \"C\" int k_value() { return kValue; }\n");
+  Write(Dir / "common/h.cuh", "#pragma once\nconstexpr int kValue = 1;\n");
+  auto R1 = compileCandidate(Dir / "k.cu", O);
+  ASSERT_TRUE(R1.Ok) << R1.Log;
+  Write(Dir / "common/h.cuh", "#pragma once\nconstexpr int kValue = 2;\n");
+  auto R2 = compileCandidate(Dir / "k.cu", O);
+  ASSERT_TRUE(R2.Ok) << R2.Log;
+  EXPECT_NE(R1.Hash, R2.Hash);
+  EXPECT_FALSE(R2.Cached);
 }

@@ -40,7 +40,8 @@ std::string findNvcc();
 std::vector<std::string> candidateFlags(const CompileOptions &O);
 
 /// Compiles Source into CacheDir/<hash>.so unless it is cached (hash over
-/// the source text, the ABI header and the flags). Writes to a temporary
+/// the source text, every file it includes with a quoted `#include "..."`
+/// (recursively), the ABI header, nvcc's path and the flags). Writes to a temporary
 /// name and renames, so concurrent ranks may compile the same candidate.
 CompileResult compileCandidate(const std::filesystem::path &Source,
                                const CompileOptions &O);
