@@ -335,6 +335,8 @@ public:
 
   void HandleTranslationUnit(ASTContext &Ctx) override {
     S.Ran = true;
+    if (S.Opts.ParseOnly)
+      return;
     const SourceManager &SM = Ctx.getSourceManager();
     fe::LocMapper Map(SM, S.Unit);
     KernelFinder Finder(SM);

@@ -29,6 +29,10 @@ struct FrontendOptions {
   unsigned InlineDepth = 8;
   /// GPU architecture passed as --cuda-gpu-arch.
   std::string GpuArch = "sm_90a";
+  /// Parse (preprocess, parse, Sema) with the same arguments but build no
+  /// kernel models: the baseline that the front-end benchmark
+  /// (tests/bench/FrontendBench.cpp) compares model building against.
+  bool ParseOnly = false;
 };
 
 /// The model and diagnostics of one unit. Locations are already mapped back
