@@ -55,6 +55,24 @@ public:
                                    static_cast<size_t>(In[0].shape[0]),
                                    ncclBfloat16, R.Comm, R.Stream));
   }
+  std::string localReference(const RankInfo &R, RankInputs &In,
+                             std::span<const pkb_tensor> Out,
+                             RefOps &Ops) const override {
+    if (Out.size() != 1)
+      return "allgather expects one output";
+    size_t Bytes = 2 * static_cast<size_t>(Out[0].shape[0] / R.WorldSize);
+    for (int P = 0; P < R.WorldSize; ++P) {
+      auto X = In.of(P);
+      if (X.size() != 1)
+        return "allgather expects one input per rank";
+      std::string E = Ops.copy(static_cast<char *>(Out[0].data) +
+                                   Bytes * static_cast<size_t>(P),
+                               X[0].data, Bytes);
+      if (!E.empty())
+        return E;
+    }
+    return "";
+  }
 };
 } // namespace
 

@@ -60,6 +60,21 @@ public:
       return std::string("ncclAllReduce: ") + ncclGetErrorString(E);
     return "";
   }
+  std::string localReference(const RankInfo &R, RankInputs &In,
+                             std::span<const pkb_tensor> Out,
+                             RefOps &Ops) const override {
+    if (Out.size() != 1)
+      return "allreduce expects one output";
+    std::vector<const void *> Srcs;
+    for (int P = 0; P < R.WorldSize; ++P) {
+      auto X = In.of(P);
+      if (X.size() != 1)
+        return "allreduce expects one input per rank";
+      Srcs.push_back(X[0].data);
+    }
+    return Ops.sum(PKB_DTYPE_BF16, Out[0].data, Srcs,
+                   static_cast<size_t>(Out[0].shape[0]));
+  }
 };
 } // namespace
 

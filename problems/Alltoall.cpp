@@ -76,6 +76,27 @@ public:
     }
     return ncclError("ncclGroupEnd", ncclGroupEnd());
   }
+  std::string localReference(const RankInfo &R, RankInputs &In,
+                             std::span<const pkb_tensor> Out,
+                             RefOps &Ops) const override {
+    if (Out.size() != 1)
+      return "alltoall expects one output";
+    size_t Bytes = 2 * static_cast<size_t>(Out[0].shape[0] / R.WorldSize);
+    for (int P = 0; P < R.WorldSize; ++P) {
+      auto X = In.of(P);
+      if (X.size() != 1)
+        return "alltoall expects one input per rank";
+      // y_r chunk p = x_p chunk r.
+      std::string E = Ops.copy(static_cast<char *>(Out[0].data) +
+                                   Bytes * static_cast<size_t>(P),
+                               static_cast<const char *>(X[0].data) +
+                                   Bytes * static_cast<size_t>(R.Rank),
+                               Bytes);
+      if (!E.empty())
+        return E;
+    }
+    return "";
+  }
 };
 } // namespace
 

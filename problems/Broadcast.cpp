@@ -55,6 +55,15 @@ public:
                                    static_cast<size_t>(Out[0].shape[0]),
                                    ncclBfloat16, kRoot, R.Comm, R.Stream));
   }
+  std::string localReference(const RankInfo &, RankInputs &In,
+                             std::span<const pkb_tensor> Out,
+                             RefOps &Ops) const override {
+    auto X = In.of(kRoot);
+    if (Out.size() != 1 || X.size() != 1)
+      return "broadcast expects one output and an input on the root";
+    return Ops.copy(Out[0].data, X[0].data,
+                    2 * static_cast<size_t>(Out[0].shape[0]));
+  }
 };
 } // namespace
 

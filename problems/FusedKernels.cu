@@ -2,7 +2,10 @@
 // C++17 CUDA (CMake < 3.26 cannot ask nvcc for C++20); see FusedKernels.h.
 #include "FusedKernels.h"
 
+#include "pkb/pkb_abi.h"
+
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 #include <mutex>
 
@@ -45,6 +48,39 @@ __global__ void rmsApplyKernel(const __nv_bfloat16 *X, const __nv_bfloat16 *G,
                                        __bfloat162float(G[I]));
 }
 
+constexpr int kMaxSum = 8;
+struct SumSources {
+  const void *P[kMaxSum];
+  int Count;
+};
+
+__device__ __forceinline__ float toF(__nv_bfloat16 V) {
+  return __bfloat162float(V);
+}
+__device__ __forceinline__ float toF(__half V) { return __half2float(V); }
+__device__ __forceinline__ float toF(float V) { return V; }
+template <typename T> __device__ T fromF(float V);
+template <> __device__ __nv_bfloat16 fromF<__nv_bfloat16>(float V) {
+  return __float2bfloat16_rn(V);
+}
+template <> __device__ __half fromF<__half>(float V) {
+  return __float2half_rn(V);
+}
+template <> __device__ float fromF<float>(float V) { return V; }
+
+// fp32 accumulation in source order, one rounding (local references).
+template <typename T>
+__global__ void sumKernel(T *Dst, SumSources S, size_t N) {
+  size_t Stride = size_t(gridDim.x) * blockDim.x;
+  for (size_t I = size_t(blockIdx.x) * blockDim.x + threadIdx.x; I < N;
+       I += Stride) {
+    float Acc = 0.0f;
+    for (int K = 0; K < S.Count; ++K)
+      Acc += toF(static_cast<const T *>(S.P[K])[I]);
+    Dst[I] = fromF<T>(Acc);
+  }
+}
+
 size_t blocksFor(size_t N) {
   size_t B = (N + 255) / 256;
   return B < 1 ? 1 : (B > 8192 ? 8192 : B);
@@ -77,6 +113,34 @@ cudaError_t rmsNormApply(const void *X, const void *G, const float *SumSq,
       static_cast<const __nv_bfloat16 *>(X),
       static_cast<const __nv_bfloat16 *>(G), SumSq,
       static_cast<__nv_bfloat16 *>(Y), N, 1.0f / float(Hidden), Eps);
+  return cudaGetLastError();
+}
+
+cudaError_t sumRanks(int Dtype, void *Dst, const void *const *Srcs, int Count,
+                     size_t N, cudaStream_t Stream) {
+  if (Count < 1 || Count > kMaxSum)
+    return cudaErrorInvalidValue;
+  if (N == 0)
+    return cudaSuccess;
+  SumSources S{};
+  S.Count = Count;
+  for (int K = 0; K < Count; ++K)
+    S.P[K] = Srcs[K];
+  unsigned Blocks = unsigned(blocksFor(N));
+  switch (Dtype) {
+  case PKB_DTYPE_BF16:
+    sumKernel<<<Blocks, 256, 0, Stream>>>(static_cast<__nv_bfloat16 *>(Dst),
+                                          S, N);
+    break;
+  case PKB_DTYPE_F16:
+    sumKernel<<<Blocks, 256, 0, Stream>>>(static_cast<__half *>(Dst), S, N);
+    break;
+  case PKB_DTYPE_F32:
+    sumKernel<<<Blocks, 256, 0, Stream>>>(static_cast<float *>(Dst), S, N);
+    break;
+  default:
+    return cudaErrorInvalidValue;
+  }
   return cudaGetLastError();
 }
 

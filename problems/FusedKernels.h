@@ -32,6 +32,13 @@ cudaError_t rmsNormApply(const void *X, const void *G, const float *SumSq,
                          void *Y, int64_t M, int64_t N, int64_t Hidden,
                          float Eps, cudaStream_t Stream);
 
+/// Dst[i] = bf16/f16/f32(sum_k float(Srcs[k][i])) for N elements of Dtype
+/// (a pkb_dtype: PKB_DTYPE_BF16, PKB_DTYPE_F16 or PKB_DTYPE_F32), Count <= 8
+/// sources summed in fp32 in the order given and rounded once (round to
+/// nearest even). cudaErrorInvalidValue for other dtypes or counts.
+cudaError_t sumRanks(int Dtype, void *Dst, const void *const *Srcs, int Count,
+                     size_t N, cudaStream_t Stream);
+
 /// The cuBLAS handle of this process (created on first use on the current
 /// device, never destroyed: one worker process per rank), bound to Stream.
 /// nullptr if cublasCreate fails.

@@ -82,6 +82,31 @@ public:
                                    static_cast<size_t>(M * kN), ncclBfloat16,
                                    ncclSum, R.Comm, R.Stream));
   }
+  std::string localReference(const RankInfo &R, RankInputs &In,
+                             std::span<const pkb_tensor> Out,
+                             RefOps &Ops) const override {
+    if (Out.size() != 1)
+      return "gemm_allreduce expects output y";
+    int64_t M = Out[0].shape[0];
+    size_t Bytes = static_cast<size_t>(M * kN) * 2;
+    // Megatron order as in reference(): each rank's partial A_p B_p rounded
+    // to bf16, then the bf16 sum (fp32 accumulation in rank order here).
+    std::vector<const void *> Partials;
+    for (int P = 0; P < R.WorldSize; ++P) {
+      auto X = In.of(P);
+      if (X.size() != 2)
+        return "gemm_allreduce expects inputs a, b on every rank";
+      void *C = Ops.scratch(Bytes);
+      if (!C)
+        return "gemm_allreduce: no scratch memory for a partial";
+      std::string E = Ops.gemmBf16(X[0].data, X[1].data, C, M, kN, kK);
+      if (!E.empty())
+        return E;
+      Partials.push_back(C);
+    }
+    return Ops.sum(PKB_DTYPE_BF16, Out[0].data, Partials,
+                   static_cast<size_t>(M * kN));
+  }
 };
 } // namespace
 

@@ -29,6 +29,8 @@ size_t TensorSpec::bytes() const {
 }
 
 Problem::~Problem() = default;
+RankInputs::~RankInputs() = default;
+RefOps::~RefOps() = default;
 
 std::string Problem::checkSize(int, int64_t Size) const {
   return Size > 0 ? "" : "size must be positive";
@@ -53,6 +55,11 @@ uint64_t mixSeed(uint64_t A, uint64_t B) {
   return Z ^ (Z >> 31);
 }
 
+uint64_t inputSeed(uint64_t Base, int64_t Size, uint64_t Tag, int Rank) {
+  return mixSeed(mixSeed(Base, static_cast<uint64_t>(Size)),
+                 mixSeed(Tag, static_cast<uint64_t>(Rank)));
+}
+
 pkb_tensor makeTensor(const TensorSpec &S, void *Data) {
   pkb_tensor T{};
   T.data = Data;
@@ -69,7 +76,8 @@ const std::vector<const Problem *> &allProblems() {
         makeAllreduceProblem(),     makeAllgatherProblem(),
         makeBroadcastProblem(),     makeReduceProblem(),
         makeScatterProblem(),       makeGatherProblem(),
-        makeReducescatterProblem(), makeAlltoallProblem()};
+        makeReducescatterProblem(), makeAlltoallProblem(),
+        makeGemmAllreduceProblem(), makeTpRmsNormProblem()};
     std::sort(V.begin(), V.end(), [](const Problem *A, const Problem *B) {
       return A->id() < B->id();
     });

@@ -56,6 +56,23 @@ public:
         ncclReduce(In[0].data, Recv, static_cast<size_t>(In[0].shape[0]),
                    ncclBfloat16, ncclSum, kRoot, R.Comm, R.Stream));
   }
+  std::string localReference(const RankInfo &R, RankInputs &In,
+                             std::span<const pkb_tensor> Out,
+                             RefOps &Ops) const override {
+    if (R.Rank != kRoot)
+      return Out.empty() ? "" : "reduce: only the root has an output";
+    if (Out.size() != 1)
+      return "reduce expects one output on the root";
+    std::vector<const void *> Srcs;
+    for (int P = 0; P < R.WorldSize; ++P) {
+      auto X = In.of(P);
+      if (X.size() != 1)
+        return "reduce expects one input per rank";
+      Srcs.push_back(X[0].data);
+    }
+    return Ops.sum(PKB_DTYPE_BF16, Out[0].data, Srcs,
+                   static_cast<size_t>(Out[0].shape[0]));
+  }
 };
 } // namespace
 

@@ -54,6 +54,22 @@ public:
                                        ncclBfloat16, ncclSum, R.Comm,
                                        R.Stream));
   }
+  std::string localReference(const RankInfo &R, RankInputs &In,
+                             std::span<const pkb_tensor> Out,
+                             RefOps &Ops) const override {
+    if (Out.size() != 1)
+      return "reducescatter expects one output";
+    size_t N = static_cast<size_t>(Out[0].shape[0]);
+    std::vector<const void *> Srcs;
+    for (int P = 0; P < R.WorldSize; ++P) {
+      auto X = In.of(P);
+      if (X.size() != 1)
+        return "reducescatter expects one input per rank";
+      Srcs.push_back(static_cast<const char *>(X[0].data) +
+                     2 * N * static_cast<size_t>(R.Rank));
+    }
+    return Ops.sum(PKB_DTYPE_BF16, Out[0].data, Srcs, N);
+  }
 };
 } // namespace
 

@@ -77,6 +77,18 @@ public:
     return ncclError("ncclRecv", ncclRecv(Out[0].data, N, ncclBfloat16, kRoot,
                                           R.Comm, R.Stream));
   }
+  std::string localReference(const RankInfo &R, RankInputs &In,
+                             std::span<const pkb_tensor> Out,
+                             RefOps &Ops) const override {
+    auto X = In.of(kRoot);
+    if (Out.size() != 1 || X.size() != 1)
+      return "scatter expects one output and an input on the root";
+    size_t Bytes = 2 * static_cast<size_t>(Out[0].shape[0]);
+    return Ops.copy(Out[0].data,
+                    static_cast<const char *>(X[0].data) +
+                        Bytes * static_cast<size_t>(R.Rank),
+                    Bytes);
+  }
 };
 } // namespace
 

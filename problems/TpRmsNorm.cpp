@@ -83,6 +83,38 @@ public:
     cudaFreeAsync(Sum, R.Stream);
     return E;
   }
+  std::string localReference(const RankInfo &R, RankInputs &In,
+                             std::span<const pkb_tensor> Out,
+                             RefOps &Ops) const override {
+    auto Mine = In.of(R.Rank);
+    if (Mine.size() != 2 || Out.size() != 1)
+      return "tp_rms_norm expects inputs x, g and output y";
+    int64_t M = Mine[0].shape[0], N = Mine[0].shape[1];
+    size_t Bytes = static_cast<size_t>(M) * sizeof(float);
+    // Per-rank fp32 row sums of squares (the same kernel as reference()),
+    // summed in fp32 in rank order instead of ncclAllReduce.
+    std::vector<const void *> Sums;
+    for (int P = 0; P < R.WorldSize; ++P) {
+      auto X = In.of(P);
+      if (X.size() != 2)
+        return "tp_rms_norm expects inputs x, g on every rank";
+      auto *S = static_cast<float *>(Ops.scratch(Bytes));
+      if (!S)
+        return "tp_rms_norm: no scratch memory for the row sums";
+      std::string E = Ops.rowSumSquares(X[0].data, S, M, N);
+      if (!E.empty())
+        return E;
+      Sums.push_back(S);
+    }
+    auto *Total = static_cast<float *>(Ops.scratch(Bytes));
+    if (!Total)
+      return "tp_rms_norm: no scratch memory for the row sums";
+    std::string E = Ops.sum(PKB_DTYPE_F32, Total, Sums, static_cast<size_t>(M));
+    if (!E.empty())
+      return E;
+    return Ops.rmsNormApply(Mine[0].data, Mine[1].data, Total, Out[0].data, M,
+                            N, N * R.WorldSize, kEps);
+  }
 };
 } // namespace
 

@@ -3,12 +3,21 @@
 # included) and its benchmarks in one go, writing logs and JSON to OUT.
 #
 #   runtime/scripts/gpu_suite.sh [OUT_DIR]
+#   PKB_SUITE=oversubscribed runtime/scripts/gpu_suite.sh [OUT_DIR]
+#
+# The second form is for a machine with ONE GPU (see
+# runtime/scripts/oversubscribed_suite.sh): runtime-only build, CPU + GPU
+# tests, then every candidate in kernels/candidates (and buggy/) at W = 2, 4
+# and 8 ranks with `run --oversubscribe` (correctness only, no timing).
 #
 # Header-only dependencies and GoogleTest come from .deps/ when the machine
 # has no packages (see docs/runtime.md: copy /usr/include/{CLI,nlohmann,fmt}
 # to .deps/include and /usr/src/googletest to .deps/googletest, and carry
 # .deps to the GPU machine). NVLink multicast stays off throughout.
 set -uo pipefail
+if [ "${PKB_SUITE:-}" = oversubscribed ]; then
+  exec "$(cd "$(dirname "$0")" && pwd)/oversubscribed_suite.sh" "$@"
+fi
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${1:-${OUT:-$ROOT/out}}
@@ -43,7 +52,7 @@ grep -c "warning" "$OUT/build.log" | sed 's/^/compiler warnings: /'
 RT=$B/bin/pkbcheck-rt
 
 step ctest
-SUITES='^(Compare|Stats|Roofline|Problems|Bench|Verdicts|ResultStore|RankEnv|Wire|Launcher|FakeRun|MergeCase|Compiler|CompilerNvcc|Gpu)\.'
+SUITES='^(Compare|Stats|Roofline|Problems|Bench|Verdicts|ResultStore|RankEnv|Wire|Launcher|FakeRun|MergeCase|Compiler|CompilerNvcc|Placement|OversubscribedRun|OversubscribeCli|LocalReference|Gpu)\.'
 (cd "$B" && timeout 420 ctest -R "$SUITES" --output-on-failure --timeout 240 -j1) \
   | tee "$OUT/ctest.log" | grep -E "tests passed|Test +#|Failed|Skipped|Total Test" | tail -70
 echo "gpu-labelled tests:"; (cd "$B" && ctest -L gpu -N | tail -2)

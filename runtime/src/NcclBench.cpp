@@ -152,6 +152,13 @@ nlohmann::json runNcclBench(const NcclBenchOptions &O) {
   int World = O.Gpus > 0 ? O.Gpus : visibleGpuCount();
   if (World <= 0)
     throw std::runtime_error("no NVIDIA GPU found; pass --gpus N");
+  if (int Visible = visibleGpuCount(); Visible > 0 && World > Visible)
+    throw std::runtime_error(fmt::format(
+        "{} ranks but only {} GPU(s) visible: NCCL needs one GPU per rank "
+        "(\"Duplicate GPU detected\"), and ranks sharing a GPU cannot be "
+        "timed; several ranks per GPU exist only for `run --oversubscribe` "
+        "(correctness only)",
+        World, Visible));
   std::map<int, nlohmann::json> ByRank;
   GroupSpec G;
   G.WorldSize = World;

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
@@ -84,7 +85,7 @@ int doRun(RunArgs &A) {
     return runExternal(A, *Env);
   if (!A.Rates.empty()) {
     O.RatesFile = A.Rates;
-  } else if (O.Timing && O.Sanitize.empty()) {
+  } else if (O.Timing && O.Sanitize.empty() && !O.Oversubscribe) {
     fs::path C = ratesCachePath(O.CacheDir);
     if (!fs::exists(C) && !A.NoProbe) {
       fmt::print("probing peer and HBM bandwidth (cached in {})\n", C.string());
@@ -130,8 +131,19 @@ int runExternal(RunArgs &A, const RankEnv &Env) {
   if (Sock.empty())
     Sock = fmt::format("/tmp/pkbcheck-{}-{}.sock", ::getuid(),
                        contentHash(Env.Source + Env.JobId).substr(0, 12));
+  // With --oversubscribe the worker maps PKB_DEVICE onto the visible
+  // devices (local rank % device count).
   ::setenv("PKB_DEVICE", std::to_string(Env.LocalRank).c_str(), 1);
   ::setenv("NCCL_NVLS_ENABLE", "0", 1);
+  if (O.Oversubscribe && O.Graph)
+    throw std::runtime_error("--graph only changes how calls are timed; "
+                             "--oversubscribe never times (drop one)");
+  int Visible = visibleGpuCount();
+  int Gpus = std::max(1, std::min(Env.WorldSize, Visible));
+  double DeadlineSec = O.DeadlineSec > 0
+                           ? O.DeadlineSec
+                           : (O.Oversubscribe ? kOversubscribedDeadlineSec
+                                              : kDefaultDeadlineSec);
   nlohmann::json Cfg = {
       {"mode", "run"},
       {"problem", std::string(P->name())},
@@ -141,16 +153,19 @@ int runExternal(RunArgs &A, const RankEnv &Env) {
       {"back_to_back", std::max(4, O.BackToBack)},
       {"warmup", O.Warmup},
       {"iters", std::max(1, O.Iters)},
-      {"deadline_ms", static_cast<long>(O.DeadlineSec * 1000)},
+      {"deadline_ms", static_cast<long>(DeadlineSec * 1000)},
       {"setup_deadline_ms", static_cast<long>(O.SetupDeadlineSec * 1000)},
       {"seed", O.Seed},
       {"graph", O.Graph},
-      {"timing", O.Timing}};
+      {"timing", O.Timing && !O.Oversubscribe},
+      {"oversubscribe", O.Oversubscribe},
+      {"gpus", O.Oversubscribe ? Gpus : 0}};
   std::unique_ptr<std::thread> HubThread;
   std::unique_ptr<ResultStore> Store;
   std::map<int64_t, std::map<int, nlohmann::json>> Partial;
   bool AllPass = true;
-  std::string Mode = O.Graph ? "graph" : "eager";
+  std::string Mode =
+      O.Oversubscribe ? "correctness-only" : (O.Graph ? "graph" : "eager");
   if (Env.Rank == 0) {
     std::string Err;
     int L = listenUnix(Sock, &Err);
@@ -173,6 +188,9 @@ int runExternal(RunArgs &A, const RankEnv &Env) {
       I.Size = Size;
       I.WorldSize = Env.WorldSize;
       I.Mode = Mode;
+      I.CorrectnessOnly = O.Oversubscribe;
+      if (O.Oversubscribe)
+        I.Gpus = Gpus;
       I.Terms = P->roofline(Env.WorldSize, Size);
       if (!A.Rates.empty())
         I.Rates = loadMachineRates(A.Rates);
@@ -204,6 +222,33 @@ int runExternal(RunArgs &A, const RankEnv &Env) {
   return Rc != 0 ? 2 : (AllPass ? 0 : 1);
 }
 
+/// `compile`: compiles Kernels one after the other (run several processes
+/// for parallelism: the cache is safe for concurrent writers); prints one
+/// line per kernel. Returns 0 when all compiled, 1 otherwise.
+int compileAll(const std::vector<std::string> &Kernels,
+               const std::string &CacheDir, const std::string &Nvcc) {
+  CompileOptions CO;
+  CO.Nvcc = Nvcc;
+  CO.CacheDir = CacheDir.empty() ? defaultCacheDir() : fs::path(CacheDir);
+  CO.AbiInclude = PKB_RUNTIME_INCLUDE_DIR;
+  std::vector<CompileResult> Res;
+  for (const auto &K : Kernels)
+    Res.push_back(compileCandidate(K, CO));
+  int Rc = 0;
+  for (size_t I = 0; I < Kernels.size(); ++I) {
+    const CompileResult &R = Res[I];
+    fmt::print("{:<14} {} {}\n",
+               R.Ok ? (R.Cached ? "cached" : "compiled") : "compile-error",
+               Kernels[I], R.Ok ? R.Library.string() : std::string());
+    if (!R.Ok) {
+      fmt::print("{}\n", R.Log);
+      Rc = 1;
+    }
+  }
+  std::fflush(stdout);
+  return Rc;
+}
+
 void printProblems() {
   fmt::print("{:>3} {:<12} {:<22} {:<30} {}\n", "id", "name", "size unit",
              "default sizes", "summary");
@@ -228,7 +273,13 @@ void addRuntimeCommands(CLI::App &App, int &ExitCode) {
   Run->add_option("--kernel,-k", RA->O.Kernels, "Candidate .cu file(s)")
       ->required()
       ->check(CLI::ExistingFile);
-  Run->add_option("--gpus", RA->O.Gpus, "Ranks (default: all visible GPUs)");
+  Run->add_option("--gpus", RA->O.Gpus,
+                  "Ranks (default: all visible GPUs; more than visible only "
+                  "with --oversubscribe)");
+  Run->add_flag("--oversubscribe", RA->O.Oversubscribe,
+                "Correctness only, several ranks per GPU allowed (rank r on "
+                "GPU r % G): references computed locally without NCCL, no "
+                "timing, default deadline 30 s");
   Run->add_option("--sizes", RA->SizeStrings,
                   "Problem sizes (4096, 64K, 1M, ...; default: the problem's)")
       ->delimiter(',');
@@ -238,7 +289,8 @@ void addRuntimeCommands(CLI::App &App, int &ExitCode) {
   Run->add_option("--warmup", RA->O.Warmup, "Warm-up calls before timing");
   Run->add_option("--iters", RA->O.Iters, "Timed calls");
   Run->add_option("--deadline", RA->O.DeadlineSec,
-                  "Seconds a call may take before the verdict is deadlock");
+                  "Seconds a call may take before the verdict is deadlock "
+                  "(default 10; 30 with --oversubscribe)");
   Run->add_option("--setup-deadline", RA->O.SetupDeadlineSec,
                   "Seconds for worker set-up (NCCL, heap, candidate setup)");
   Run->add_option("--seed", RA->O.Seed, "Base seed of the inputs");
@@ -282,7 +334,17 @@ void addRuntimeCommands(CLI::App &App, int &ExitCode) {
   Peers->add_option("--reps", PO->Reps, "Timed copies per measurement");
   Peers->add_option("--json", *PJson, "Write the probe as JSON");
   Peers->add_option("--cache-dir", *PCache, "Also cache the rates here");
-  Peers->callback([PO, PJson, PCache, &ExitCode] {
+  auto POver = std::make_shared<bool>(false);
+  Peers->add_flag("--oversubscribe", *POver,
+                  "Refused: benchmarks need one process per GPU");
+  Peers->callback([PO, PJson, PCache, POver, &ExitCode] {
+    if (*POver) {
+      fmt::print(stderr, "pkbcheck bench peers: --oversubscribe is for "
+                         "correctness-only runs (`run --oversubscribe`); "
+                         "bandwidth probes measure real GPUs and links\n");
+      ExitCode = 2;
+      return;
+    }
     try {
       nlohmann::json J = probeMachine(*PO);
       printProbe(J, stdout);
@@ -314,7 +376,19 @@ void addRuntimeCommands(CLI::App &App, int &ExitCode) {
       ->check(CLI::IsMember({"all_reduce", "all_gather", "reduce_scatter",
                              "alltoall", "broadcast"}));
   Nccl->add_option("--json", *NJson, "Write rows as JSON");
-  Nccl->callback([NO, NJson, NMin, NMax, &ExitCode] {
+  auto NOver = std::make_shared<bool>(false);
+  Nccl->add_flag("--oversubscribe", *NOver,
+                 "Refused: NCCL needs one GPU per rank");
+  Nccl->callback([NO, NJson, NMin, NMax, NOver, &ExitCode] {
+    if (*NOver) {
+      fmt::print(stderr,
+                 "pkbcheck bench nccl: --oversubscribe is for "
+                 "correctness-only runs (`run --oversubscribe`); NCCL "
+                 "refuses two ranks on one GPU and timings of time-sliced "
+                 "ranks would mean nothing\n");
+      ExitCode = 2;
+      return;
+    }
     try {
       NO->MinBytes = static_cast<size_t>(parseSize(*NMin));
       NO->MaxBytes = static_cast<size_t>(parseSize(*NMax));
@@ -327,6 +401,22 @@ void addRuntimeCommands(CLI::App &App, int &ExitCode) {
       fmt::print(stderr, "pkbcheck bench nccl: {}\n", E.what());
       ExitCode = 2;
     }
+  });
+
+  // ---- compile ------------------------------------------------------------
+  auto CK = std::make_shared<std::vector<std::string>>();
+  auto CCache = std::make_shared<std::string>();
+  auto CNvcc = std::make_shared<std::string>();
+  CLI::App *Compile = App.add_subcommand(
+      "compile", "Compile candidates into the cache (as `run` would) "
+                 "without running them");
+  Compile->add_option("--kernel,-k", *CK, "Candidate .cu file(s)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  Compile->add_option("--cache-dir", *CCache, "Compiled candidates");
+  Compile->add_option("--nvcc", *CNvcc, "nvcc to use");
+  Compile->callback([CK, CCache, CNvcc, &ExitCode] {
+    ExitCode = compileAll(*CK, *CCache, *CNvcc);
   });
 
   // ---- problems -----------------------------------------------------------

@@ -1,5 +1,6 @@
 //===- Session.cpp - The `pkbcheck run` orchestration ---------------------===//
 #include "pkb/rt/Session.h"
+#include "pkb/pkb_abi.h"
 #include "pkb/rt/Compiler.h"
 #include "pkb/rt/Launcher.h"
 #include "pkb/rt/Problem.h"
@@ -85,6 +86,14 @@ nlohmann::json mergeCase(const CaseInfo &I,
       {"world_size", I.WorldSize},
       {"mode", I.Mode},
       {"time", nowIso()}};
+  if (I.Gpus > 0)
+    Rec["gpus"] = I.Gpus;
+  if (I.CorrectnessOnly) {
+    Rec["mode_detail"] = correctnessOnlyDetail(I.WorldSize, I.Gpus);
+    Rec["timing_disabled"] =
+        "several ranks share a GPU (--oversubscribe): time-sliced, so no "
+        "timing, speedup or roofline; references computed locally (no NCCL)";
+  }
   Verdict V = Forced.value_or(Verdict::Pass);
   std::string Detail = Forced ? ForcedDetail : "";
   nlohmann::json Ranks = nlohmann::json::array();
@@ -114,7 +123,7 @@ nlohmann::json mergeCase(const CaseInfo &I,
   Rec["verdict"] = std::string(verdictName(V));
   Rec["detail"] = Detail;
   Rec["ranks"] = Ranks;
-  if (V == Verdict::Pass) {
+  if (V == Verdict::Pass && !I.CorrectnessOnly) {
     auto C = slowest(RankResults, I.WorldSize, "candidate");
     auto Ref = slowest(RankResults, I.WorldSize, "reference");
     if (C) {
@@ -149,6 +158,57 @@ nlohmann::json mergeCase(const CaseInfo &I,
     }
   }
   return Rec;
+}
+
+Placement planPlacement(int RequestedRanks, int VisibleGpus,
+                        bool Oversubscribe) {
+  Placement P;
+  P.CorrectnessOnly = Oversubscribe;
+  int Visible = std::max(VisibleGpus, 0);
+  P.Ranks = RequestedRanks > 0 ? RequestedRanks : Visible;
+  if (P.Ranks <= 0) {
+    P.Error = "no NVIDIA GPU found; pass --gpus N";
+    return P;
+  }
+  if (P.Ranks > PKB_MAX_RANKS) {
+    P.Error = fmt::format("{} ranks requested; the candidate ABI supports at "
+                          "most {} (PKB_MAX_RANKS)",
+                          P.Ranks, PKB_MAX_RANKS);
+    return P;
+  }
+  if (!Oversubscribe) {
+    if (Visible > 0 && P.Ranks > Visible)
+      P.Error = fmt::format(
+          "--gpus {} asks for {} ranks but only {} GPU{} visible; pass "
+          "--oversubscribe for a correctness-only run with several ranks per "
+          "GPU (rank r on GPU r % {}, local references instead of NCCL, no "
+          "timing)",
+          P.Ranks, P.Ranks, Visible, Visible == 1 ? " is" : "s are", Visible);
+    P.Gpus = Visible > 0 ? std::min(P.Ranks, Visible) : P.Ranks;
+    return P;
+  }
+  if (Visible == 0) {
+    P.Note = "could not count the GPUs without CUDA (no CUDA_VISIBLE_DEVICES, "
+             "no /proc/driver/nvidia/gpus); assuming 1, workers map rank r to "
+             "device r % (devices CUDA reports)";
+    Visible = 1;
+  }
+  P.Gpus = std::min(P.Ranks, Visible);
+  return P;
+}
+
+int deviceOfRank(int Rank, int DeviceCount, int Gpus) {
+  int G = DeviceCount;
+  if (Gpus > 0 && (G <= 0 || Gpus < G))
+    G = Gpus;
+  if (G <= 0)
+    return Rank;
+  return Rank % G;
+}
+
+std::string correctnessOnlyDetail(int Ranks, int Gpus) {
+  return fmt::format("correctness-only ({} rank{} on {} GPU{})", Ranks,
+                     Ranks == 1 ? "" : "s", Gpus, Gpus == 1 ? "" : "s");
 }
 
 int visibleGpuCount() {
@@ -246,9 +306,21 @@ RunSummary runCandidates(const RunOptions &O) {
     ProblemName = std::string(P->name());
     ProblemId = P->id();
   }
-  int World = O.Gpus > 0 ? O.Gpus : visibleGpuCount();
-  if (World <= 0)
-    throw std::runtime_error("no NVIDIA GPU found; pass --gpus N");
+  int Visible = O.VisibleGpus >= 0 ? O.VisibleGpus : visibleGpuCount();
+  Placement Place = planPlacement(O.Gpus, Visible, O.Oversubscribe);
+  if (!Place.Error.empty())
+    throw std::runtime_error(Place.Error);
+  if (O.Oversubscribe && O.Graph)
+    throw std::runtime_error("--graph only changes how calls are timed; "
+                             "--oversubscribe never times (drop one)");
+  int World = Place.Ranks;
+  bool CorrectnessOnly = Place.CorrectnessOnly;
+  double DeadlineSec = O.DeadlineSec > 0
+                           ? O.DeadlineSec
+                           : (CorrectnessOnly ? kOversubscribedDeadlineSec
+                                              : kDefaultDeadlineSec);
+  if (!Place.Note.empty())
+    say(O.Out, "note: " + Place.Note + "\n");
   std::vector<int64_t> Sizes = O.Sizes;
   if (Sizes.empty() && P)
     Sizes = P->defaultSizes();
@@ -264,13 +336,23 @@ RunSummary runCandidates(const RunOptions &O) {
     Rates = loadMachineRates(O.RatesFile);
   std::string Mode = O.Sanitize.empty() ? (O.Graph ? "graph" : "eager")
                                         : "sanitize-" + O.Sanitize;
+  if (CorrectnessOnly)
+    Mode = O.Sanitize.empty() ? "correctness-only"
+                              : "correctness-only+sanitize-" + O.Sanitize;
   fs::path CacheDir = O.CacheDir.empty() ? defaultCacheDir() : O.CacheDir;
   fs::path Abi =
       O.AbiInclude.empty() ? fs::path(PKB_RUNTIME_INCLUDE_DIR) : O.AbiInclude;
 
   for (const std::string &Kernel : O.Kernels) {
-    say(O.Out, fmt::format("== {} on {} ({} GPUs, mode {})\n", Kernel,
-                           ProblemName, World, Mode));
+    if (CorrectnessOnly)
+      say(O.Out,
+          fmt::format("== {} on {} ({} ranks, mode: {}; local references, "
+                      "no timing, deadline {} s per call)\n",
+                      Kernel, ProblemName, World,
+                      correctnessOnlyDetail(World, Place.Gpus), DeadlineSec));
+    else
+      say(O.Out, fmt::format("== {} on {} ({} GPUs, mode {})\n", Kernel,
+                             ProblemName, World, Mode));
     CaseInfo Base;
     Base.Problem = ProblemName;
     Base.ProblemId = ProblemId;
@@ -278,6 +360,9 @@ RunSummary runCandidates(const RunOptions &O) {
     Base.WorldSize = World;
     Base.Mode = Mode;
     Base.Rates = Rates;
+    Base.CorrectnessOnly = CorrectnessOnly;
+    if (CorrectnessOnly)
+      Base.Gpus = Place.Gpus;
     std::string Library;
     std::optional<std::string> CompileLog;
     if (O.Fake) {
@@ -361,11 +446,13 @@ RunSummary runCandidates(const RunOptions &O) {
           {"warmup", O.Warmup},
           {"iters", std::max(1, O.Iters)},
           {"deadline_ms",
-           static_cast<long>(O.DeadlineSec * 1000 * (Sanitizing ? 20 : 1))},
+           static_cast<long>(DeadlineSec * 1000 * (Sanitizing ? 20 : 1))},
           {"setup_deadline_ms", static_cast<long>(O.SetupDeadlineSec * 1000)},
           {"seed", O.Seed},
           {"graph", O.Graph},
-          {"timing", O.Timing && !Sanitizing}};
+          {"timing", O.Timing && !Sanitizing && !CorrectnessOnly},
+          {"oversubscribe", CorrectnessOnly},
+          {"gpus", Place.Gpus}};
       if (O.Fake)
         Cfg["fake"] = *O.Fake;
       GroupSpec G;

@@ -1,4 +1,5 @@
 //===- WorkerCommon.cpp - Hub client, worker entry, fake worker -----------===//
+#include "pkb/rt/Session.h"
 #include "pkb/rt/Wire.h"
 #include "pkb/rt/Worker.h"
 
@@ -163,14 +164,17 @@ int runFakeWorker(HubClient &C) {
       }
     }
     C.disarm();
+    if (Cfg.value("oversubscribe", false))
+      R["device"] = deviceOfRank(C.rank(), Cfg.value("gpus", 0));
     double Us = 10.0 + C.rank();
-    R["timing"] = {
-        {"candidate",
-         {{"median_us", Us}, {"p10_us", Us - 1}, {"p90_us", Us + 1}}},
-        {"reference",
-         {{"median_us", 2 * Us},
-          {"p10_us", 2 * Us - 1},
-          {"p90_us", 2 * Us + 1}}}};
+    if (Cfg.value("timing", true))
+      R["timing"] = {
+          {"candidate",
+           {{"median_us", Us}, {"p10_us", Us - 1}, {"p90_us", Us + 1}}},
+          {"reference",
+           {{"median_us", 2 * Us},
+            {"p10_us", 2 * Us - 1},
+            {"p90_us", 2 * Us + 1}}}};
     C.result(R);
   }
   C.done();

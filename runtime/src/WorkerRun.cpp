@@ -9,9 +9,15 @@
 // events, rotating over enough input/output copies to exceed l2_multiple x
 // L2. Every call is under a watchdog deadline armed at the hub.
 //
+// Correctness-only mode (config "oversubscribe": more ranks than GPUs, rank r
+// on device r % G): no NCCL communicator and no timing; each reference is the
+// problem's localReference, which reads every rank's inputs regenerated on
+// this device from that rank's seed (inputSeed) instead of communicating.
+//
 //===----------------------------------------------------------------------===//
 #include "pkb/rt/Cuda.h"
 #include "pkb/rt/Problem.h"
+#include "pkb/rt/Session.h"
 #include "pkb/rt/Stats.h"
 #include "pkb/rt/SymmetricHeap.h"
 #include "pkb/rt/Verdict.h"
@@ -24,6 +30,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <map>
 #include <unistd.h>
 
 namespace pkb::rt {
@@ -36,12 +43,35 @@ struct TensorSet {
   std::vector<pkb_tensor> Views;
 };
 
+class CandidateWorker;
+
+/// Every rank's inputs of one checked call, regenerated on this device from
+/// the seeds the ranks used (inputSeed with the same tag), allocated on
+/// first use and freed with the object (after the stream is synchronized).
+class LocalInputs final : public RankInputs {
+public:
+  LocalInputs(CandidateWorker &W, int64_t Size, uint64_t Tag, int Case)
+      : W(W), Size(Size), Tag(Tag), Case(Case) {}
+  ~LocalInputs() override;
+  LocalInputs(const LocalInputs &) = delete;
+  LocalInputs &operator=(const LocalInputs &) = delete;
+  std::span<const pkb_tensor> of(int Rank) override;
+
+private:
+  CandidateWorker &W;
+  int64_t Size;
+  uint64_t Tag;
+  int Case;
+  std::map<int, TensorSet> Sets;
+};
+
 class CandidateWorker {
 public:
   explicit CandidateWorker(HubClient &C) : C(C), Cfg(C.config()) {}
   int run();
 
 private:
+  friend class LocalInputs;
   [[noreturn]] void fatal(Verdict V, const std::string &Detail, int Case = -1,
                           int64_t Size = -1);
   void check(cudaError_t E, const char *What, int Case, int64_t Size);
@@ -51,13 +81,14 @@ private:
   void callCandidate(const TensorSet &In, TensorSet &Out, int Case,
                      int64_t Size);
   void reference(const TensorSet &In, const TensorSet &Out, int Case,
-                 int64_t Size);
+                 int64_t Size, uint64_t Tag);
   void runCase(int Case, int64_t Size);
   nlohmann::json timeCase(int Case, int64_t Size);
 
   HubClient &C;
   const nlohmann::json &Cfg;
   int Rank = 0, World = 1, Device = 0;
+  bool Local = false; ///< correctness-only: local references, no NCCL
   long DeadlineMs = 10000, SetupMs = 180000;
   cudaStream_t Stream = nullptr;
   ncclComm_t Comm = nullptr;
@@ -148,10 +179,38 @@ void CandidateWorker::callCandidate(const TensorSet &In, TensorSet &Out,
           Case, Size);
 }
 
+LocalInputs::~LocalInputs() {
+  for (auto &[R, S] : Sets)
+    W.release(S);
+}
+
+std::span<const pkb_tensor> LocalInputs::of(int R) {
+  if (R < 0 || R >= W.World)
+    return {};
+  auto It = Sets.find(R);
+  if (It == Sets.end()) {
+    It = Sets.emplace(R, W.alloc(W.P->inputs(W.World, R, Size), Case, Size))
+             .first;
+    RankInfo RI{R, W.World, W.Device, W.Stream, nullptr};
+    W.P->generateInputs(RI, It->second.Views, inputSeed(W.Seed, Size, Tag, R));
+    W.check(cudaGetLastError(), "local reference input generation", Case, Size);
+  }
+  return It->second.Views;
+}
+
 void CandidateWorker::reference(const TensorSet &In, const TensorSet &Out,
-                                int Case, int64_t Size) {
+                                int Case, int64_t Size, uint64_t Tag) {
   RankInfo RI{Rank, World, Device, Stream, Comm};
-  std::string Err = P->reference(RI, In.Views, Out.Views);
+  std::string Err;
+  if (Local) {
+    LocalInputs All(*this, Size, Tag, Case);
+    auto Ops = makeDeviceRefOps(Stream);
+    Err = P->localReference(RI, All, Out.Views, *Ops);
+    // Inputs and scratch are freed below: finish the work that reads them.
+    check(cudaStreamSynchronize(Stream), "local reference", Case, Size);
+  } else {
+    Err = P->reference(RI, In.Views, Out.Views);
+  }
   if (!Err.empty())
     fatal(Verdict::InternalError, "reference: " + Err, Case, Size);
 }
@@ -202,9 +261,7 @@ void CandidateWorker::runCase(int Case, int64_t Size) {
     }
   };
   auto Gen = [&](TensorSet &S, uint64_t Tag) {
-    P->generateInputs(RI, S.Views,
-                      mixSeed(mixSeed(Seed, static_cast<uint64_t>(Size)),
-                              mixSeed(Tag, static_cast<uint64_t>(Rank))));
+    P->generateInputs(RI, S.Views, inputSeed(Seed, Size, Tag, Rank));
     check(cudaGetLastError(), "input generation", Case, Size);
   };
 
@@ -227,7 +284,7 @@ void CandidateWorker::runCase(int Case, int64_t Size) {
     C.disarm();
     C.arm({{"phase", "reference"}, {"case", Case}, {"size", Size}},
           std::max(DeadlineMs, 60000L));
-    reference(Ins[0], Ref, Case, Size);
+    reference(Ins[0], Ref, Case, Size, static_cast<uint64_t>(T));
     check(cudaStreamSynchronize(Stream), "reference", Case, Size);
     C.disarm();
     Compare(Out, fmt::format("trial {}", T));
@@ -263,7 +320,8 @@ void CandidateWorker::runCase(int Case, int64_t Size) {
     poison(Ref);
     C.arm({{"phase", "reference"}, {"case", Case}, {"size", Size}},
           std::max(DeadlineMs, 60000L));
-    reference(Ins[static_cast<size_t>(K)], Ref, Case, Size);
+    reference(Ins[static_cast<size_t>(K)], Ref, Case, Size,
+              1000 + static_cast<uint64_t>(K));
     check(cudaStreamSynchronize(Stream), "reference", Case, Size);
     C.disarm();
     Compare(Snaps[static_cast<size_t>(K)],
@@ -284,7 +342,10 @@ void CandidateWorker::runCase(int Case, int64_t Size) {
       {"rank", Rank},           {"verdict", std::string(verdictName(V))},
       {"checks", Checks},       {"mismatches", Mismatches},
       {"unwritten", Unwritten}, {"max_abs_err", MaxAbs},
-      {"max_rel_err", MaxRel},  {"symm_backend", Heap->backend()}};
+      {"max_rel_err", MaxRel},  {"symm_backend", Heap->backend()},
+      {"device", Device}};
+  if (Local)
+    R["reference"] = "local";
   R["detail"] = Failures.empty()
                     ? std::string()
                     : Failures[0]["what"].get<std::string>() + ", output " +
@@ -297,7 +358,7 @@ void CandidateWorker::runCase(int Case, int64_t Size) {
   auto Votes = C.allgather(V == Verdict::Pass ? "1" : "0");
   bool AllPass = std::all_of(Votes.begin(), Votes.end(),
                              [](const std::string &S) { return S == "1"; });
-  if (AllPass && Cfg.value("timing", true))
+  if (AllPass && Cfg.value("timing", true) && !Local)
     R["timing"] = timeCase(Case, Size);
   C.result(R);
 }
@@ -340,7 +401,7 @@ nlohmann::json CandidateWorker::timeCase(int Case, int64_t Size) {
       if (Candidate)
         callCandidate(Ins[K], Outs[K], Case, Size);
       else
-        reference(Ins[K], Outs[K], Case, Size);
+        reference(Ins[K], Outs[K], Case, Size, 0);
     };
     C.barrier();
     C.arm({{"phase", std::string("timing-") + Side},
@@ -422,6 +483,7 @@ int CandidateWorker::run() {
   Device = Rank;
   if (const char *D = std::getenv("PKB_DEVICE"); D && *D)
     Device = std::atoi(D);
+  Local = Cfg.value("oversubscribe", false);
   DeadlineMs = Cfg.value("deadline_ms", 10000L);
   SetupMs = Cfg.value("setup_deadline_ms", 180000L);
   Seed = Cfg.value("seed", uint64_t(0x5EED));
@@ -434,6 +496,8 @@ int CandidateWorker::run() {
     fatal(Verdict::InternalError, "unknown problem " + ProblemName);
   int Count = 0;
   cudaError_t E = cudaGetDeviceCount(&Count);
+  if (E == cudaSuccess && Local)
+    Device = deviceOfRank(Device, Count, Cfg.value("gpus", 0));
   if (E != cudaSuccess || Device >= Count)
     fatal(Verdict::InternalError,
           fmt::format("rank {} needs CUDA device {}, {} visible ({})", Rank,
@@ -443,17 +507,21 @@ int CandidateWorker::run() {
           cudaSuccess)
     fatal(Verdict::InternalError, "CUDA set-up: " + cudaErrorText(E));
 
-  // NCCL communicator for the references (rank 0's unique id).
-  ncclUniqueId Id{};
-  if (Rank == 0 && ncclGetUniqueId(&Id) != ncclSuccess)
-    fatal(Verdict::InternalError, "ncclGetUniqueId failed");
-  auto Ids =
-      C.allgather(std::string(reinterpret_cast<const char *>(&Id), sizeof(Id)));
-  std::memcpy(&Id, Ids[0].data(), sizeof(Id));
-  ncclResult_t NR = ncclCommInitRank(&Comm, World, Id, Rank);
-  if (NR != ncclSuccess)
-    fatal(Verdict::InternalError,
-          fmt::format("ncclCommInitRank: {}", ncclGetErrorString(NR)));
+  // NCCL communicator for the references (rank 0's unique id). None in
+  // correctness-only mode: NCCL refuses two ranks on one GPU ("Duplicate GPU
+  // detected"), and the local references need no communication.
+  if (!Local) {
+    ncclUniqueId Id{};
+    if (Rank == 0 && ncclGetUniqueId(&Id) != ncclSuccess)
+      fatal(Verdict::InternalError, "ncclGetUniqueId failed");
+    auto Ids = C.allgather(
+        std::string(reinterpret_cast<const char *>(&Id), sizeof(Id)));
+    std::memcpy(&Id, Ids[0].data(), sizeof(Id));
+    ncclResult_t NR = ncclCommInitRank(&Comm, World, Id, Rank);
+    if (NR != ncclSuccess)
+      fatal(Verdict::InternalError,
+            fmt::format("ncclCommInitRank: {}", ncclGetErrorString(NR)));
+  }
 
   // Load the candidate.
   std::string LibPath = Cfg.value("library", std::string());
@@ -537,7 +605,8 @@ int CandidateWorker::run() {
   if (Teardown)
     Teardown(&Ctx);
   cudaStreamSynchronize(Stream);
-  ncclCommDestroy(Comm);
+  if (Comm)
+    ncclCommDestroy(Comm);
   Heap.reset();
   C.disarm();
   C.done();
@@ -559,6 +628,10 @@ int runHeapCheckWorker(HubClient &C) {
   const auto &Cfg = C.config();
   int Rank = C.rank(), World = C.worldSize();
   size_t Bytes = Cfg.value("bytes", size_t(1) << 20) / 4 * 4;
+  int Device = Rank, Count = 0;
+  if (Cfg.value("oversubscribe", false) &&
+      cudaGetDeviceCount(&Count) == cudaSuccess)
+    Device = deviceOfRank(Rank, Count, Cfg.value("gpus", 0));
   auto Report = [&](const char *Verdict, const std::string &Detail,
                     const std::string &Backend) {
     C.result({{"rank", Rank},
@@ -566,15 +639,16 @@ int runHeapCheckWorker(HubClient &C) {
               {"size", Bytes},
               {"verdict", Verdict},
               {"detail", Detail},
-              {"symm_backend", Backend}});
+              {"symm_backend", Backend},
+              {"device", Device}});
   };
   C.arm({{"phase", "setup"}}, 120000);
-  if (cudaSetDevice(Rank) != cudaSuccess) {
+  if (cudaSetDevice(Device) != cudaSuccess) {
     Report("internal-error", "cudaSetDevice failed", "");
     ::_exit(3);
   }
   std::string Err;
-  auto Heap = SymmetricHeap::create(C, Rank, {Bytes, Bytes}, 64 * 1024, &Err);
+  auto Heap = SymmetricHeap::create(C, Device, {Bytes, Bytes}, 64 * 1024, &Err);
   if (!Heap) {
     Report("internal-error", Err, "");
     ::_exit(3);

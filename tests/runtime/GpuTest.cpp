@@ -5,12 +5,17 @@
 //
 //===----------------------------------------------------------------------===//
 #include "pkb/rt/Launcher.h"
+#include "pkb/rt/Problem.h"
 #include "pkb/rt/Session.h"
+
+#include "HostRefOps.h"
 
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
 #include <unistd.h>
 
 using namespace pkb::rt;
@@ -143,4 +148,212 @@ TEST_F(Gpu, CompileErrorVerdict) {
   RunSummary S = runKernel("broken_compile_error.cu");
   ASSERT_EQ(S.Records.size(), 1u);
   EXPECT_EQ(S.Records[0]["verdict"], "compile-error");
+}
+
+// ---- correctness-only runs with several ranks on one GPU ------------------
+// All ranks on device 0 (VisibleGpus = 1 whatever the machine has): no NCCL,
+// local references, no timing.
+
+TEST_F(Gpu, OversubscribedSymmetricHeapRoundTrips) {
+  GroupSpec G;
+  G.WorldSize = 4;
+  G.Exe = O.Exe;
+  G.Config = {{"mode", "heap-check"},
+              {"bytes", 1 << 20},
+              {"oversubscribe", true},
+              {"gpus", 1}};
+  std::map<int, nlohmann::json> Res;
+  G.OnResult = [&](int R, const nlohmann::json &J) { Res[R] = J; };
+  GroupOutcome Out = runWorkerGroup(G);
+  ASSERT_EQ(Out.Hub.K, HubOutcome::Kind::Completed)
+      << Out.Hub.Detail << Out.LogTail[0] << Out.LogTail[1];
+  ASSERT_EQ(Res.size(), 4u);
+  for (auto &[R, J] : Res) {
+    EXPECT_EQ(J["verdict"], "pass") << J.dump();
+    EXPECT_EQ(J["device"], 0) << J.dump();
+    std::printf("rank %d on device 0, symmetric heap backend: %s\n", R,
+                J["symm_backend"].get<std::string>().c_str());
+  }
+}
+
+TEST_F(Gpu, OversubscribedCorrectCandidatePasses) {
+  O.Oversubscribe = true;
+  O.VisibleGpus = 1;
+  O.Timing = true;   // ignored: correctness-only never times
+  O.DeadlineSec = 0; // the oversubscribed default (30 s)
+  for (int W : {2, 4}) {
+    O.Gpus = W;
+    O.Sizes = W == 2 ? std::vector<int64_t>{4096, 1 << 20}
+                     : std::vector<int64_t>{4096};
+    O.Force = true;
+    RunSummary S = runKernel("allreduce_oneshot.cu");
+    ASSERT_EQ(S.Records.size(), O.Sizes.size());
+    for (const auto &R : S.Records) {
+      EXPECT_EQ(R["verdict"], "pass") << R.dump(2);
+      EXPECT_EQ(R["mode"], "correctness-only");
+      EXPECT_EQ(R["mode_detail"], correctnessOnlyDetail(W, 1));
+      EXPECT_FALSE(R.contains("timing")) << R.dump(2);
+      ASSERT_EQ(R["ranks"].size(), static_cast<size_t>(W));
+      for (const auto &Rk : R["ranks"]) {
+        EXPECT_EQ(Rk["device"], 0) << Rk.dump();
+        EXPECT_EQ(Rk["reference"], "local") << Rk.dump();
+        EXPECT_EQ(Rk["checks"], 7) << Rk.dump(); // 3 trials + 4 back-to-back
+      }
+    }
+  }
+}
+
+TEST_F(Gpu, OversubscribedCrossCallRaceIsCaught) {
+  // Time-slicing lets one rank run several calls ahead of its peer, so the
+  // missing exit barrier shows up as a wrong back-to-back call.
+  O.Oversubscribe = true;
+  O.VisibleGpus = 1;
+  O.Gpus = 2;
+  O.DeadlineSec = 0;
+  RunSummary S = runKernel("broken_cross_call_race.cu");
+  ASSERT_EQ(S.Records.size(), 2u);
+  int Caught = 0;
+  for (const auto &R : S.Records) {
+    EXPECT_NE(R["verdict"], "pass") << R.dump(2);
+    if (R["verdict"] == "wrong-output" &&
+        R["detail"].get<std::string>().find("back-to-back") !=
+            std::string::npos)
+      ++Caught;
+  }
+  EXPECT_GE(Caught, 1);
+}
+
+TEST_F(Gpu, OversubscribedDeadlockIsCaught) {
+  O.Oversubscribe = true;
+  O.VisibleGpus = 1;
+  O.Gpus = 2;
+  O.DeadlineSec = 3;
+  O.Sizes = {4096};
+  RunSummary S = runKernel("broken_deadlock.cu");
+  ASSERT_EQ(S.Records.size(), 1u);
+  EXPECT_EQ(S.Records[0]["verdict"], "deadlock") << S.Records[0].dump(2);
+}
+
+TEST_F(Gpu, OversubscribedEightRanksOnOneGpu) {
+  O.Oversubscribe = true;
+  O.VisibleGpus = 1;
+  O.Gpus = 8;
+  O.DeadlineSec = 0;
+  O.Sizes = {4096};
+  RunSummary S = runKernel("allreduce_oneshot.cu");
+  ASSERT_EQ(S.Records.size(), 1u);
+  EXPECT_EQ(S.Records[0]["verdict"], "pass") << S.Records[0].dump(2);
+  EXPECT_EQ(S.Records[0]["mode_detail"], "correctness-only (8 ranks on 1 GPU)");
+}
+
+namespace {
+/// Every rank's inputs generated on the device exactly as the worker does
+/// (generateInputs with inputSeed), kept for the host copy.
+struct DeviceWorld {
+  DeviceWorld(const Problem &P, int W, int64_t Size, cudaStream_t S) {
+    for (int R = 0; R < W; ++R) {
+      auto Specs = P.inputs(W, R, Size);
+      for (const auto &Sp : Specs) {
+        void *D = nullptr;
+        EXPECT_EQ(cudaMalloc(&D, std::max<size_t>(Sp.bytes(), 16)),
+                  cudaSuccess);
+        Ptrs.push_back(D);
+        Dev[R].push_back(makeTensor(Sp, D));
+      }
+      P.generateInputs({R, W, 0, S, nullptr}, Dev[R],
+                       inputSeed(0x5EED, Size, 7, R));
+    }
+    EXPECT_EQ(cudaStreamSynchronize(S), cudaSuccess);
+    for (auto &[R, Views] : Dev)
+      for (const auto &T : Views) {
+        size_t Bytes = static_cast<size_t>(T.shape[0] * T.shape[1] *
+                                           T.shape[2] * T.shape[3]) *
+                       dtypeSize(static_cast<pkb_dtype>(T.dtype));
+        Host[R].emplace_back(Bytes);
+        EXPECT_EQ(cudaMemcpy(Host[R].back().data(), T.data, Bytes,
+                             cudaMemcpyDeviceToHost),
+                  cudaSuccess);
+        pkb_tensor H = T;
+        H.data = Host[R].back().data();
+        HostViews[R].push_back(H);
+      }
+  }
+  ~DeviceWorld() {
+    for (void *D : Ptrs)
+      cudaFree(D);
+  }
+  std::vector<void *> Ptrs;
+  std::map<int, std::vector<pkb_tensor>> Dev, HostViews;
+  std::map<int, std::vector<std::vector<char>>> Host;
+};
+
+class MapInputs final : public RankInputs {
+public:
+  explicit MapInputs(std::map<int, std::vector<pkb_tensor>> &M) : M(M) {}
+  std::span<const pkb_tensor> of(int R) override {
+    auto It = M.find(R);
+    return It == M.end() ? std::span<const pkb_tensor>()
+                         : std::span<const pkb_tensor>(It->second);
+  }
+
+private:
+  std::map<int, std::vector<pkb_tensor>> &M;
+};
+} // namespace
+
+TEST_F(Gpu, LocalReferencesOnTheDeviceMatchTheHostExecutor) {
+  // The device executor (sum kernel, cuBLAS GEMM, RMSNorm kernels, copies)
+  // and the device input generation against the host executor on the same
+  // inputs, for every problem at W = 4 (all "ranks" in this process).
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  cudaStream_t St = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&St), cudaSuccess);
+  const int W = 4;
+  for (const Problem *P : allProblems()) {
+    std::string N(P->name());
+    int64_t Size = N == "allreduce"                                ? 8 * W * 64
+                   : (N == "gemm_allreduce" || N == "tp_rms_norm") ? 16
+                                                                   : 1000;
+    ASSERT_EQ(P->checkSize(W, Size), "") << N;
+    DeviceWorld Wd(*P, W, Size, St);
+    for (int R = 0; R < W; ++R) {
+      SCOPED_TRACE(N + " rank " + std::to_string(R));
+      auto OutSpecs = P->outputs(W, R, Size);
+      std::vector<void *> DOut;
+      std::vector<pkb_tensor> DViews, HViews;
+      std::vector<std::vector<char>> HOut, Got;
+      for (const auto &Sp : OutSpecs) {
+        void *D = nullptr;
+        ASSERT_EQ(cudaMalloc(&D, Sp.bytes()), cudaSuccess);
+        DOut.push_back(D);
+        DViews.push_back(makeTensor(Sp, D));
+        HOut.emplace_back(Sp.bytes());
+        HViews.push_back(makeTensor(Sp, HOut.back().data()));
+      }
+      {
+        MapInputs In(Wd.Dev);
+        auto Ops = makeDeviceRefOps(St);
+        ASSERT_EQ(P->localReference({R, W, 0, St, nullptr}, In, DViews, *Ops),
+                  "");
+        ASSERT_EQ(cudaStreamSynchronize(St), cudaSuccess);
+      }
+      MapInputs HIn(Wd.HostViews);
+      pkb::rt::test::HostRefOps HOps;
+      ASSERT_EQ(
+          P->localReference({R, W, 0, nullptr, nullptr}, HIn, HViews, HOps),
+          "");
+      for (size_t I = 0; I < OutSpecs.size(); ++I) {
+        std::vector<char> G(OutSpecs[I].bytes());
+        ASSERT_EQ(
+            cudaMemcpy(G.data(), DOut[I], G.size(), cudaMemcpyDeviceToHost),
+            cudaSuccess);
+        CompareResult C =
+            compareBuffers(G.data(), HOut[I].data(), OutSpecs[I].numel(),
+                           OutSpecs[I].Dtype, P->tolerance(OutSpecs[I]));
+        EXPECT_TRUE(C.ok()) << describe(C);
+        cudaFree(DOut[I]);
+      }
+    }
+  }
+  cudaStreamDestroy(St);
 }

@@ -31,6 +31,9 @@ protected:
     O.Kernels = {std::string(PKB_SOURCE_DIR) +
                  "/runtime/testdata/allreduce_oneshot.cu"};
     O.Gpus = 2;
+    // Fake workers use no GPU: pin the placement to two "GPUs" so that the
+    // test means the same on a CPU machine and on a one-GPU machine.
+    O.VisibleGpus = 2;
     O.Sizes = {1, 2, 3};
     O.DeadlineSec = 0.5;
     O.Out = nullptr;

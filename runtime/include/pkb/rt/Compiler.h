@@ -41,8 +41,9 @@ std::vector<std::string> candidateFlags(const CompileOptions &O);
 
 /// Compiles Source into CacheDir/<hash>.so unless it is cached (hash over
 /// the source text, every file it includes with a quoted `#include "..."`
-/// (recursively), the ABI header, nvcc's path and the flags). Writes to a temporary
-/// name and renames, so concurrent ranks may compile the same candidate.
+/// (recursively), the ABI header, nvcc's path and the flags). Writes to a
+/// temporary name and renames, so concurrent ranks may compile the same
+/// candidate.
 CompileResult compileCandidate(const std::filesystem::path &Source,
                                const CompileOptions &O);
 

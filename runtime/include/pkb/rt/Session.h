@@ -33,7 +33,13 @@ struct CaseInfo {
   std::string KernelHash;
   int64_t Size = 0;
   int WorldSize = 1;
-  std::string Mode = "eager"; ///< "eager", "graph" or "sanitize-<tool>"
+  /// "eager", "graph", "sanitize-<tool>", "correctness-only" or
+  /// "correctness-only+sanitize-<tool>" (part of the result key).
+  std::string Mode = "eager";
+  /// Correctness-only (--oversubscribe): the record gets no timing or
+  /// roofline, and says so in "mode_detail" and "timing_disabled".
+  bool CorrectnessOnly = false;
+  int Gpus = 0; ///< GPUs the ranks ran on (recorded when > 0)
   std::optional<RooflineTerms> Terms;
   std::optional<MachineRates> Rates;
 };
@@ -55,10 +61,17 @@ struct RunOptions {
   int Gpus = 0;                     ///< 0: all visible
   std::vector<int64_t> Sizes;       ///< empty: the problem's defaults
   int Trials = 3, BackToBack = 4, Warmup = 20, Iters = 100;
-  double DeadlineSec = 10, SetupDeadlineSec = 180;
+  /// Per-call deadline in seconds; <= 0: kDefaultDeadlineSec, or
+  /// kOversubscribedDeadlineSec with Oversubscribe.
+  double DeadlineSec = 0, SetupDeadlineSec = 180;
   uint64_t Seed = 0x5EED;
   bool Graph = false, Timing = true, Force = false, KeepScratch = false;
   std::string Sanitize; ///< memcheck | racecheck | synccheck
+  /// Correctness only, allowing more ranks than GPUs (rank r on GPU r % G):
+  /// local references instead of NCCL, no timing (see planPlacement).
+  bool Oversubscribe = false;
+  /// GPUs to assume visible; < 0: visibleGpuCount(). For tests.
+  int VisibleGpus = -1;
   std::filesystem::path Results = "pkb-results.jsonl";
   std::filesystem::path CacheDir; ///< empty: defaultCacheDir()
   std::string Nvcc;
@@ -77,6 +90,37 @@ struct RunSummary {
   int Groups = 0;                      ///< worker groups started
   bool AllPass = true;
 };
+
+/// Default per-call deadline (seconds).
+constexpr double kDefaultDeadlineSec = 10;
+/// Default per-call deadline with --oversubscribe: ranks sharing a GPU are
+/// time-sliced, so a call that spins waiting for a peer only finishes after
+/// the peer's context got the GPU (several time slices per call).
+constexpr double kOversubscribedDeadlineSec = 30;
+
+/// How the ranks of a run map onto GPUs.
+struct Placement {
+  int Ranks = 0;                ///< world size
+  int Gpus = 0;                 ///< GPUs used: min(Ranks, visible)
+  bool CorrectnessOnly = false; ///< --oversubscribe given
+  std::string Error;            ///< non-empty: refuse the run (user message)
+  std::string Note;             ///< non-empty: something worth printing
+};
+
+/// Validates a request for RequestedRanks ranks (<= 0: one per visible GPU)
+/// with VisibleGpus GPUs (0: unknown). Without Oversubscribe, more ranks
+/// than visible GPUs is an error suggesting --oversubscribe; with it, any
+/// 1..PKB_MAX_RANKS ranks run, correctness only (an unknown GPU count is
+/// taken as 1, with a Note).
+Placement planPlacement(int RequestedRanks, int VisibleGpus,
+                        bool Oversubscribe);
+
+/// Device of rank Rank with DeviceCount devices visible to the worker and
+/// Gpus used by the run (0: all): Rank % min(DeviceCount, Gpus).
+int deviceOfRank(int Rank, int DeviceCount, int Gpus = 0);
+
+/// "correctness-only (W ranks on G GPUs)" (singular forms for 1).
+std::string correctnessOnlyDetail(int Ranks, int Gpus);
 
 /// Runs every candidate on every size. Throws std::runtime_error on usage
 /// errors (unknown problem, unreadable results file).
