@@ -43,6 +43,8 @@ struct PtrVal {
   /// address tables, pkb_peer_view::peers): subscripting yields a peer
   /// pointer instead of a memory access.
   bool IsTable = false;
+  /// Where the peer-table lookup that produced Peer was written.
+  SourceLoc PeerLoc;
 };
 
 /// The value of an expression: a scalar expression and, for pointers or
@@ -81,6 +83,10 @@ struct Frame {
 /// State of the condition of a loop being evaluated (spin-wait detection).
 struct CondCtx {
   int PolledEvent = -1; ///< Index in Events of the polled load/atomic.
+  /// Body of a for/while loop whose condition is evaluated: a local loaded
+  /// from memory before the loop is polled only if the body reassigns it
+  /// (otherwise the condition is loop-invariant: `for (e...; e < len; ...)`).
+  const clang::Stmt *Body = nullptr;
 };
 
 class Builder {
@@ -147,6 +153,9 @@ public:
   /// Scope and width if \p T is a cuda::atomic_ref / cuda::std::atomic_ref.
   bool atomicRefInfo(clang::QualType T, Scope &S, unsigned &Width) const;
   Val declRef(const clang::ValueDecl *D, const clang::Expr *At);
+  /// The value read from glvalue \p S, the operand of the lvalue-to-rvalue
+  /// conversion \p E (emits the Load; `c ? a[i] : b[j]` per branch).
+  Val readLValue(const clang::Expr *S, const clang::Expr *E);
   void bindLocal(const clang::VarDecl *VD, Val V);
 
   clang::ASTContext &Ctx;
@@ -165,7 +174,16 @@ public:
   /// pointer: address tables.
   std::set<const clang::ParmVarDecl *> TableParms;
   bool Jumped = false; ///< After break/continue in the current block.
-  int LastLoad = -1;   ///< Index of the last memory read emitted.
+  /// A loop or switch body that `break`/`continue` leave.
+  struct JumpScope {
+    size_t GuardBase = 0; ///< Guards.size() when the body was entered.
+    bool IsSwitch = false;
+    /// Negated conditions of conditional break/continue seen so far: later
+    /// events of the body execute only when none of them was taken.
+    std::vector<ExprRef> Conds;
+  };
+  std::vector<JumpScope> Jumps; ///< Innermost last.
+  int LastLoad = -1;            ///< Index of the last memory read emitted.
   std::map<const clang::FunctionDecl *,
            std::map<const clang::VarDecl *, std::optional<int64_t>>>
       MultiDefCache;

@@ -31,6 +31,9 @@ std::vector<ExprRef> Builder::currentGuard() const {
   for (const ExprRef &C : Guards)
     if (C)
       G.push_back(C);
+  for (const JumpScope &J : Jumps)
+    for (const ExprRef &C : J.Conds)
+      G.push_back(C);
   return G;
 }
 
@@ -278,8 +281,12 @@ struct LoopScope {
     L.Loc = B.Map.map(S->getBeginLoc());
     B.K.Loops.push_back(L);
     B.LoopStack.push_back(Id);
+    B.Jumps.push_back({B.Guards.size(), false, {}});
   }
-  ~LoopScope() { B.LoopStack.pop_back(); }
+  ~LoopScope() {
+    B.LoopStack.pop_back();
+    B.Jumps.pop_back();
+  }
   Loop &loop() { return B.K.Loops[Id]; }
 };
 } // namespace
@@ -420,6 +427,7 @@ void Builder::stmt(const Stmt *S) {
       stmt(CV);
     bool Inf = isInfinite(*this, F->getCond());
     CondCtx C;
+    C.Body = F->getBody();
     ExprRef Cond;
     if (F->getCond()) {
       Conds.push_back(&C);
@@ -491,6 +499,7 @@ void Builder::stmt(const Stmt *S) {
       stmt(CV);
     bool Inf = isInfinite(*this, W->getCond());
     CondCtx C;
+    C.Body = W->getBody();
     Conds.push_back(&C);
     ExprRef Cond = rv(W->getCond());
     Conds.pop_back();
@@ -555,6 +564,17 @@ void Builder::stmt(const Stmt *S) {
     return;
   }
   if (isa<BreakStmt>(S) || isa<ContinueStmt>(S)) {
+    // A conditional jump guards the rest of the loop (switch) body with the
+    // negation of the conditions it sits under.
+    JumpScope *J = nullptr;
+    for (auto It = Jumps.rbegin(); It != Jumps.rend() && !J; ++It)
+      if (isa<BreakStmt>(S) || !It->IsSwitch)
+        J = &*It;
+    if (J && J->GuardBase < Guards.size()) {
+      std::vector<ExprRef> Local(Guards.begin() + J->GuardBase, Guards.end());
+      if (ExprRef C = mkAnd(Local))
+        J->Conds.push_back(mkNot(C));
+    }
     Jumped = true;
     return;
   }
@@ -567,7 +587,9 @@ void Builder::stmt(const Stmt *S) {
       stmt(SW->getInit());
     ExprRef C = rv(SW->getCond());
     (void)C;
+    Jumps.push_back({Guards.size(), true, {}});
     stmt(SW->getBody());
+    Jumps.pop_back();
     Jumped = false;
     K.Notes.push_back("switch at line " +
                       std::to_string(Map.map(S->getBeginLoc()).Line) +
@@ -711,6 +733,19 @@ void Builder::asmStmt(const GCCAsmStmt *A) {
 // Inlining.
 //===----------------------------------------------------------------------===//
 
+/// True if \p S contains a loop statement.
+static bool hasLoop(const Stmt *S) {
+  if (!S)
+    return false;
+  if (isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S) ||
+      isa<CXXForRangeStmt>(S))
+    return true;
+  for (const Stmt *C : S->children())
+    if (hasLoop(C))
+      return true;
+  return false;
+}
+
 Val Builder::callUser(const CallExpr *CE, const FunctionDecl *Callee) {
   std::string Name = kernelName(Callee);
   bool Recursive = false;
@@ -782,9 +817,18 @@ Val Builder::callUser(const CallExpr *CE, const FunctionDecl *Callee) {
   InlineStack.push_back(Name);
   bool SavedJump = Jumped;
   Jumped = false;
+  size_t Before = K.Events.size();
   stmt(Callee->getBody());
   Jumped = SavedJump;
   InlineStack.pop_back();
+  // A one-event wrapper without loops (`st_release_sys(p, v)`, `ld_acquire`)
+  // acts like an instruction: its event is reported at the call site.
+  if (K.Events.size() == Before + 1 && !hasLoop(Callee->getBody())) {
+    Event &E = K.Events.back();
+    if (!E.InstLoc.isValid())
+      E.InstLoc = E.Loc;
+    E.Loc = Map.map(CE->getBeginLoc());
+  }
   Val R = Frames.back().Ret ? *Frames.back().Ret : Val{};
   Frames.pop_back();
   if (!R.E)

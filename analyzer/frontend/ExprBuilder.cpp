@@ -161,6 +161,8 @@ Address Builder::toAddress(const PtrVal &P) const {
   A.Index = P.Index;
   A.ByteOffset = P.ByteOffset;
   A.Space = P.Space;
+  if (P.Peer)
+    A.PeerLoc = P.PeerLoc;
   if (P.Peer && A.Space != AddrSpace::Multicast)
     A.Space = AddrSpace::Peer;
   return A;
@@ -363,6 +365,26 @@ void Builder::bindLocal(const VarDecl *VD, Val V) {
   frame().Vars[VD] = std::move(V);
 }
 
+/// True if \p S assigns to \p VD (`=`, compound assignment, `++`/`--`).
+static bool assignsTo(const Stmt *S, const VarDecl *VD) {
+  if (!S)
+    return false;
+  auto Is = [VD](const clang::Expr *E) {
+    const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    return DR && DR->getDecl() == VD;
+  };
+  if (const auto *BO = dyn_cast<BinaryOperator>(S))
+    if (BO->isAssignmentOp() && Is(BO->getLHS()))
+      return true;
+  if (const auto *UO = dyn_cast<UnaryOperator>(S))
+    if (UO->isIncrementDecrementOp() && Is(UO->getSubExpr()))
+      return true;
+  for (const Stmt *C : S->children())
+    if (assignsTo(C, VD))
+      return true;
+  return false;
+}
+
 Val Builder::declRef(const ValueDecl *D, const clang::Expr *At) {
   if (!D)
     return {Expr::opaque(text(At))};
@@ -374,7 +396,8 @@ Val Builder::declRef(const ValueDecl *D, const clang::Expr *At) {
     if (const auto *VD = dyn_cast<VarDecl>(D))
       if (!Conds.empty() && Conds.back()->PolledEvent < 0) {
         auto L = frame().LoadedFrom.find(VD);
-        if (L != frame().LoadedFrom.end() && L->second >= 0) {
+        if (L != frame().LoadedFrom.end() && L->second >= 0 &&
+            (!Conds.back()->Body || assignsTo(Conds.back()->Body, VD))) {
           Conds.back()->PolledEvent = L->second;
           Val V = It->second;
           V.E = Expr::var("polled");
@@ -507,6 +530,7 @@ std::optional<PtrVal> Builder::pointer(const clang::Expr *E) {
         P.Index = Expr::constant(0);
         P.Space = AddrSpace::Peer;
         P.ElemBytes = pointeeSize(E->getType());
+        P.PeerLoc = Map.map(S->getBeginLoc());
         return P;
       }
       if (const auto *U = dyn_cast<UnaryOperator>(S))
@@ -520,6 +544,7 @@ std::optional<PtrVal> Builder::pointer(const clang::Expr *E) {
           P.Index = Expr::constant(0);
           P.Space = AddrSpace::Peer;
           P.ElemBytes = pointeeSize(E->getType());
+          P.PeerLoc = Map.map(S->getBeginLoc());
           return P;
         }
       lvalue(S);
@@ -665,59 +690,78 @@ Val Builder::eval(const clang::Expr *E) {
   return evalOther(E);
 }
 
+/// The value read from glvalue \p S (the operand of an lvalue-to-rvalue
+/// conversion \p E), emitting the Load. A conditional glvalue `c ? a[i] :
+/// b[j]` reads each branch under its condition.
+Val Builder::readLValue(const clang::Expr *S, const clang::Expr *E) {
+  if (const auto *CO = dyn_cast<ConditionalOperator>(S)) {
+    ExprRef C = rv(CO->getCond());
+    Guards.push_back(C);
+    Val A = readLValue(skipWrappers(CO->getTrueExpr()), CO->getTrueExpr());
+    Guards.back() = mkNot(C);
+    Val B = readLValue(skipWrappers(CO->getFalseExpr()), CO->getFalseExpr());
+    Guards.pop_back();
+    Val R{Expr::select(C, A.E, B.E)};
+    if (A.P && B.P && A.P->Base == B.P->Base)
+      R.P = A.P;
+    return R;
+  }
+  if (const auto *DR = dyn_cast<DeclRefExpr>(S)) {
+    const ValueDecl *D = DR->getDecl();
+    const auto *VD = dyn_cast<VarDecl>(D);
+    bool Memory = VD && (VD->getType()->isReferenceType() ||
+                         VD->hasAttr<CUDASharedAttr>() ||
+                         (VD->hasGlobalStorage() && !VD->isStaticLocal() &&
+                          !VD->getType().isConstQualified()));
+    if (!Memory)
+      return declRef(D, S);
+  }
+  if (const auto *ME = dyn_cast<MemberExpr>(S))
+    if (std::optional<Val> F = fieldValue(ME))
+      return *F;
+  // Integer read from an address table: (T*)ptrs[r] designates a peer.
+  if (const auto *AS = dyn_cast<ArraySubscriptExpr>(S)) {
+    if (const auto *BD =
+            dyn_cast<DeclRefExpr>(AS->getBase()->IgnoreParenImpCasts()))
+      if (const auto *PV = dyn_cast<ParmVarDecl>(BD->getDecl()))
+        if (TableParms.count(PV)) {
+          std::optional<PtrVal> B = pointer(AS->getBase());
+          ExprRef I = rv(AS->getIdx());
+          if (B) {
+            PtrVal P;
+            P.Base = B->Base;
+            P.Peer = B->Peer ? B->Peer : I;
+            P.Index = Expr::constant(0);
+            P.Space = AddrSpace::Peer;
+            P.PeerLoc = Map.map(S->getBeginLoc());
+            AddrTables.insert(B->Base);
+            return {Expr::opaque(text(E)), P};
+          }
+        }
+  }
+  std::optional<PtrVal> L = lvalue(S);
+  if (!L)
+    return {Expr::opaque(text(E))};
+  if (L->IsTable) {
+    PtrVal P = *L;
+    P.IsTable = false;
+    P.Peer = L->Index;
+    P.Index = Expr::constant(0);
+    P.Space = AddrSpace::Peer;
+    P.PeerLoc = Map.map(S->getBeginLoc());
+    return {Expr::opaque(text(E)), P};
+  }
+  emitAccess(EventKind::Load, *L, S->getType(), S);
+  return {loadValue(S, static_cast<int>(K.Events.size()) - 1)};
+}
+
 Val Builder::evalOther(const clang::Expr *E) {
   if (ExprRef B = builtinVar(E))
     return {B};
   if (const auto *CE = dyn_cast<CastExpr>(E)) {
     const clang::Expr *Sub = CE->getSubExpr();
-    if (CE->getCastKind() == CK_LValueToRValue) {
-      const clang::Expr *S = skipWrappers(Sub);
-      if (const auto *DR = dyn_cast<DeclRefExpr>(S)) {
-        const ValueDecl *D = DR->getDecl();
-        const auto *VD = dyn_cast<VarDecl>(D);
-        bool Memory = VD && (VD->getType()->isReferenceType() ||
-                             VD->hasAttr<CUDASharedAttr>() ||
-                             (VD->hasGlobalStorage() && !VD->isStaticLocal() &&
-                              !VD->getType().isConstQualified()));
-        if (!Memory)
-          return declRef(D, S);
-      }
-      if (const auto *ME = dyn_cast<MemberExpr>(S))
-        if (std::optional<Val> F = fieldValue(ME))
-          return *F;
-      // Integer read from an address table: (T*)ptrs[r] designates a peer.
-      if (const auto *AS = dyn_cast<ArraySubscriptExpr>(S)) {
-        if (const auto *BD =
-                dyn_cast<DeclRefExpr>(AS->getBase()->IgnoreParenImpCasts()))
-          if (const auto *PV = dyn_cast<ParmVarDecl>(BD->getDecl()))
-            if (TableParms.count(PV)) {
-              std::optional<PtrVal> B = pointer(AS->getBase());
-              ExprRef I = rv(AS->getIdx());
-              if (B) {
-                PtrVal P;
-                P.Base = B->Base;
-                P.Peer = B->Peer ? B->Peer : I;
-                P.Index = Expr::constant(0);
-                P.Space = AddrSpace::Peer;
-                AddrTables.insert(B->Base);
-                return {Expr::opaque(text(E)), P};
-              }
-            }
-      }
-      std::optional<PtrVal> L = lvalue(S);
-      if (!L)
-        return {Expr::opaque(text(E))};
-      if (L->IsTable) {
-        PtrVal P = *L;
-        P.IsTable = false;
-        P.Peer = L->Index;
-        P.Index = Expr::constant(0);
-        P.Space = AddrSpace::Peer;
-        return {Expr::opaque(text(E)), P};
-      }
-      emitAccess(EventKind::Load, *L, S->getType(), S);
-      return {loadValue(S, static_cast<int>(K.Events.size()) - 1)};
-    }
+    if (CE->getCastKind() == CK_LValueToRValue)
+      return readLValue(skipWrappers(Sub), E);
     Val V = eval(Sub);
     if (CE->getType()->isPointerType() && V.P)
       retype(*V.P, pointeeSize(CE->getType()));

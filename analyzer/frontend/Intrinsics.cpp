@@ -161,6 +161,40 @@ static BarrierKind cgBarrier(QualType T) {
   return BarrierKind::None;
 }
 
+/// Values of cooperative-groups queries on a grid or block group:
+/// `thread_rank()`, `size()`/`num_threads()`, `block_rank()`, `num_blocks()`
+/// (CUDA Guide, "Cooperative Groups": row-major over x, y, z).
+static std::optional<ExprRef> cgQuery(BarrierKind G, llvm::StringRef M) {
+  if (G != BarrierKind::Grid && G != BarrierKind::Block)
+    return std::nullopt;
+  auto V = [](const char *Name) { return Expr::var(Name); };
+  auto Linear = [&](const char *I, const char *D) { // I.x + D.x*(I.y + D.y*I.z)
+    std::string Ix = I, Dx = D;
+    return mkAdd(
+        V((Ix + ".x").c_str()),
+        mkMul(V((Dx + ".x").c_str()),
+              mkAdd(V((Ix + ".y").c_str()),
+                    mkMul(V((Dx + ".y").c_str()), V((Ix + ".z").c_str())))));
+  };
+  auto Count = [&](const char *D) {
+    std::string Dx = D;
+    return mkMul(mkMul(V((Dx + ".x").c_str()), V((Dx + ".y").c_str())),
+                 V((Dx + ".z").c_str()));
+  };
+  bool Grid = G == BarrierKind::Grid;
+  if (M == "thread_rank")
+    return Grid ? mkAdd(mkMul(Linear("bid", "gdim"), Count("bdim")),
+                        Linear("tid", "bdim"))
+                : Linear("tid", "bdim");
+  if (M == "size" || M == "num_threads")
+    return Grid ? mkMul(Count("gdim"), Count("bdim")) : Count("bdim");
+  if (Grid && M == "block_rank")
+    return Linear("bid", "gdim");
+  if (Grid && M == "num_blocks")
+    return Count("gdim");
+  return std::nullopt;
+}
+
 Val Builder::atomicBuiltin(const AtomicExpr *AE) {
   std::string Spelled = text(AE);
   llvm::StringRef N(Spelled);
@@ -226,6 +260,12 @@ Val Builder::call(const CallExpr *CE) {
       Obj = OC->getArg(0);
       ArgBase = 1;
     }
+  } else if (const auto *SM = dyn_cast_or_null<MemberExpr>(
+                 FD && isa<CXXMethodDecl>(FD) ? strip(CE->getCallee())
+                                              : nullptr)) {
+    // A static member function called through an object (the toolkit's
+    // `grid.thread_rank()` is static).
+    Obj = SM->getBase();
   } else if (!FD) {
     if (const auto *DM = dyn_cast_or_null<CXXDependentScopeMemberExpr>(
             strip(CE->getCallee())))
@@ -335,6 +375,10 @@ Val Builder::call(const CallExpr *CE) {
       if (IsCas && Expected)
         return {Expr::binary(ExprOp::Eq, R, Expected)};
       return {R};
+    }
+    if (std::optional<ExprRef> V = cgQuery(cgBarrier(Obj->getType()), N)) {
+      eval(Obj);
+      return {*V};
     }
     if (N == "sync" || N == "barrier_wait") {
       BarrierKind B = cgBarrier(Obj->getType());

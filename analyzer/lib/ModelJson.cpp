@@ -26,6 +26,8 @@ static json addressJson(const Address &A) {
   json J{{"base", A.Base}, {"space", toString(A.Space)}};
   if (A.Peer)
     J["peer"] = toJson(A.Peer);
+  if (A.Peer && A.PeerLoc.isValid())
+    J["peer_line"] = A.PeerLoc.Line;
   if (A.Index)
     J["index"] = toJson(A.Index);
   if (A.ByteOffset)
@@ -40,9 +42,7 @@ static bool isMemoryEvent(EventKind K) {
 }
 
 json toJson(const Event &E) {
-  json J{{"kind", toString(E.Kind)},
-         {"line", E.Loc.Line},
-         {"col", E.Loc.Col}};
+  json J{{"kind", toString(E.Kind)}, {"line", E.Loc.Line}, {"col", E.Loc.Col}};
   if (isMemoryEvent(E.Kind)) {
     J["addr"] = addressJson(E.Addr);
     J["width"] = E.Width;
@@ -73,6 +73,8 @@ json toJson(const Event &E) {
     J["loops"] = E.Loops;
   if (!E.InlinedFrom.empty())
     J["inlined_from"] = E.InlinedFrom;
+  if (E.InstLoc.isValid())
+    J["inst_line"] = E.InstLoc.Line;
   return J;
 }
 
@@ -107,16 +109,13 @@ json toJson(const KernelModel &K) {
     Shared.push_back(json{{"name", Name}, {"elem_bytes", Bytes}});
   json Launches = json::array();
   for (const LaunchSite &S : K.Launches)
-    Launches.push_back(json{{"grid",
-                             {toJson(S.GridX), toJson(S.GridY),
-                              toJson(S.GridZ)}},
-                            {"block",
-                             {toJson(S.BlockX), toJson(S.BlockY),
-                              toJson(S.BlockZ)}},
-                            {"cooperative", S.Cooperative},
-                            {"line", S.Loc.Line}});
-  json J{{"name", K.Name},  {"line", K.Loc.Line},   {"params", Params},
-         {"loops", Loops},  {"events", Events},     {"shared", Shared},
+    Launches.push_back(
+        json{{"grid", {toJson(S.GridX), toJson(S.GridY), toJson(S.GridZ)}},
+             {"block", {toJson(S.BlockX), toJson(S.BlockY), toJson(S.BlockZ)}},
+             {"cooperative", S.Cooperative},
+             {"line", S.Loc.Line}});
+  json J{{"name", K.Name},      {"line", K.Loc.Line}, {"params", Params},
+         {"loops", Loops},      {"events", Events},   {"shared", Shared},
          {"launches", Launches}};
   if (!K.Notes.empty())
     J["notes"] = K.Notes;
@@ -156,10 +155,10 @@ json toJson(const Finding &F) {
                        {"line", R.Loc.Line},
                        {"col", R.Loc.Col},
                        {"text", R.Text}});
-  json J{{"check", F.CheckId},       {"severity", toString(F.Sev)},
-         {"kernel", F.Kernel},       {"file", F.Loc.File},
-         {"line", F.Loc.Line},       {"col", F.Loc.Col},
-         {"message", F.Message},     {"fix", F.FixHint},
+  json J{{"check", F.CheckId},   {"severity", toString(F.Sev)},
+         {"kernel", F.Kernel},   {"file", F.Loc.File},
+         {"line", F.Loc.Line},   {"col", F.Loc.Col},
+         {"message", F.Message}, {"fix", F.FixHint},
          {"related", Rel}};
   if (!F.Witness.empty())
     J["witness"] = F.Witness;
@@ -167,9 +166,9 @@ json toJson(const Finding &F) {
 }
 
 json toJson(const Diagnostic &D) {
-  return json{{"code", D.Code},         {"severity", toString(D.Sev)},
-              {"file", D.Loc.File},     {"line", D.Loc.Line},
-              {"col", D.Loc.Col},       {"message", D.Message}};
+  return json{{"code", D.Code},     {"severity", toString(D.Sev)},
+              {"file", D.Loc.File}, {"line", D.Loc.Line},
+              {"col", D.Loc.Col},   {"message", D.Message}};
 }
 
 } // namespace pkb

@@ -210,11 +210,13 @@ __global__ void k(uint32_t** pads, float* mc, int rank, int world_size) {
   const KernelModel &K = kernel(R, "k");
   EXPECT_EQ(summaries(K),
             (std::vector<std::string>{
-                "L8 store release sys w4 pads[tid.x]{rank} peer",
+                // A one-event wrapper's event is at the call site.
+                "L12 store release sys w4 pads[tid.x]{rank} peer",
                 "L13 spin_wait acquire sys w4 pads[rank]{tid.x} peer exit == 1",
                 "L16 spin_wait acquire sys w4 pads[rank]{0} peer exit >= 5",
                 "L17 reduction release sys w4 add mc{0} multicast"}));
   EXPECT_EQ(K.Events[0].InlinedFrom, std::vector<std::string>{"signal"});
+  EXPECT_EQ(K.Events[0].InstLoc.Line, 8u);
   EXPECT_EQ(K.Events[0].Value->str(), "1");
   EXPECT_EQ(K.Events[1].Guard[0]->str(), "tid.x < world_size");
   EXPECT_TRUE(K.Events[1].Loops.empty());

@@ -58,8 +58,8 @@ enum class ExprOp {
   Min,
   Max,
   Neg,
-  Not,    ///< Bitwise not.
-  LNot,   ///< Logical not.
+  Not,  ///< Bitwise not.
+  LNot, ///< Logical not.
   LAnd,
   LOr,
   Eq,
@@ -186,13 +186,17 @@ enum class BarrierKind { None, Warp, Block, Cluster, Grid, Named };
 ///   Base   : parameter name, shared-memory variable, or "ctx.FIELD";
 ///   Peer   : rank expression when the pointer came from a peer table;
 ///   Index  : element index expression, null if unknown;
-///   ByteOffset : extra byte offset (from casts / char arithmetic), may be null.
+///   ByteOffset : extra byte offset (from casts / char arithmetic), may be
+///   null.
 struct Address {
   std::string Base;
   ExprRef Peer;
   ExprRef Index;
   ExprRef ByteOffset;
   AddrSpace Space = AddrSpace::Unknown;
+  /// Where the peer-table lookup (`bufs[p]`, `(T*)ptrs[p]`) that produced
+  /// Peer was written; invalid if unknown. PART-001 reports there.
+  SourceLoc PeerLoc;
 };
 
 /// A loop enclosing events. Induction variable is "loop:ID" in expressions.
@@ -210,7 +214,13 @@ struct Loop {
 /// One event of the kernel body.
 struct Event {
   EventKind Kind = EventKind::Opaque;
+  /// Where the event is reported. For an event inlined from a one-event
+  /// wrapper (`st_release_sys(p, v)` around one asm statement) this is the
+  /// wrapper's call site, transitively; otherwise the event's own position.
   SourceLoc Loc;
+  /// The event's own position inside the wrapper when Loc was moved to a
+  /// call site; invalid otherwise.
+  SourceLoc InstLoc;
 
   // Memory events (Load/Store/Atomic/Reduction/BulkCopy, and the polled load
   // of a SpinWait).
@@ -251,7 +261,7 @@ struct LaunchSite {
 
 /// The model of one `__global__` function (or instantiation).
 struct KernelModel {
-  std::string Name;         ///< Qualified name, with template args if any.
+  std::string Name; ///< Qualified name, with template args if any.
   SourceLoc Loc;
   std::vector<Param> Params;
   std::vector<Loop> Loops;
@@ -271,17 +281,17 @@ struct KernelModel {
 /// `solution()` (see docs/model-schema.md, "host operations").
 struct HostOp {
   enum OpKind {
-    SymmAlloc,    ///< symm_mem.empty(...)
-    Rendezvous,   ///< symm_mem.rendezvous(...)
-    SymmWrite,    ///< buf.copy_/zero_/fill_ into a symmetric buffer
-    Barrier,      ///< hdl.barrier(...) or dist.barrier()
-    KernelCall,   ///< call into the compiled extension
-    Collective,   ///< dist.all_reduce & co (NCCL)
+    SymmAlloc,  ///< symm_mem.empty(...)
+    Rendezvous, ///< symm_mem.rendezvous(...)
+    SymmWrite,  ///< buf.copy_/zero_/fill_ into a symmetric buffer
+    Barrier,    ///< hdl.barrier(...) or dist.barrier()
+    KernelCall, ///< call into the compiled extension
+    Collective, ///< dist.all_reduce & co (NCCL)
     Other,
   } Kind = Other;
-  std::string Callee;               ///< e.g. "ext.allreduce", "hdl.barrier"
-  std::string Target;               ///< buffer written / handle used
-  std::vector<std::string> Args;    ///< argument source texts
+  std::string Callee;            ///< e.g. "ext.allreduce", "hdl.barrier"
+  std::string Target;            ///< buffer written / handle used
+  std::vector<std::string> Args; ///< argument source texts
   SourceLoc Loc;
 };
 
