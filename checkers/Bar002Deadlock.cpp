@@ -9,6 +9,8 @@
 #include "Checks.h"
 #include "Engine.h"
 
+#include <optional>
+
 namespace pkb::chk {
 namespace {
 
@@ -83,8 +85,158 @@ public:
     return R;
   }
 
+  /// True for a wait that exits once the polled counter reaches its Value
+  /// (`polled >= V`, `polled > V`).
+  static bool isThresholdWait(const Event &W) {
+    return W.Value && (W.CompareOp == ">=" || W.CompareOp == ">") &&
+           !W.Value->hasOpaque() && W.ExitCond;
+  }
+
+  /// Number of arrivals on the slot polled by wait \p Wt (agent 1) from
+  /// counter signal \p S, as an integer term over agent 1's variables, for
+  /// world size \p Wn and launch \p L. The sender's non-rank coordinates
+  /// are enumerated (at most 64 assignments) and its rank expanded over
+  /// [0, W); std::nullopt if that is not possible.
+  std::optional<z3::expr> arrivals(Analysis &A, size_t S, int Sa, size_t Wt,
+                                   bool PerBlock, unsigned Wn,
+                                   const LaunchDims &L) const {
+    const Event &Sig = A.ev(S);
+    if (!Sig.Value || Sig.Value->Op != ExprOp::Const || Sig.Value->Value <= 0)
+      return std::nullopt;
+    z3::expr M = A.exec(S, Sa) && A.conflict(S, Sa, Wt, 1);
+    std::vector<z3::expr> All = A.agentVars(Sa), Xs;
+    z3::expr RankS = A.rank(Sa);
+    std::set<std::string> Fixed = {RankS.to_string()};
+    if (PerBlock)
+      for (const char *D : {"bid.x", "bid.y", "bid.z"})
+        Fixed.insert(A.var(D, Sa).to_string());
+    for (const z3::expr &X : All)
+      if (!Fixed.count(X.to_string()))
+        Xs.push_back(X);
+    bool Complete = false;
+    auto Rows = A.enumerate(A.exec(S, Sa), Xs, Wn, L, 64, Complete);
+    if (!Complete)
+      return std::nullopt;
+    z3::expr Sum = A.Z.int_val(0);
+    for (unsigned Rs = 0; Rs < Wn; ++Rs)
+      for (const auto &Row : Rows) {
+        z3::expr_vector From(A.Z), To(A.Z);
+        From.push_back(RankS);
+        To.push_back(A.Z.int_val(Rs));
+        for (size_t I = 0; I < Xs.size(); ++I) {
+          From.push_back(Xs[I]);
+          To.push_back(A.Z.int_val(Row[I]));
+        }
+        if (PerBlock)
+          for (const char *D : {"bid.x", "bid.y", "bid.z"}) {
+            From.push_back(A.var(D, Sa));
+            To.push_back(A.var(D, 1));
+          }
+        Sum = Sum + z3::ite(z3::expr(M).substitute(From, To),
+                            A.Z.int_val(Sig.Value->Value), A.Z.int_val(0));
+      }
+    return Sum;
+  }
+
+  /// Counter barriers: for two consecutive threshold waits on one slot by
+  /// the same agent, the threshold may grow by more than the arrivals that
+  /// the counter signals between them deliver. The counter then falls behind
+  /// by a fixed amount per barrier and a later barrier never completes.
+  void checkCounters(Analysis &A, std::vector<Finding> &Out) const {
+    for (size_t I = 0; I < A.Waits.size(); ++I) {
+      size_t Wa = A.Waits[I];
+      const Event &EA = A.ev(Wa);
+      if (!A.isCrossRankFlag(EA.Addr.Base) || !isThresholdWait(EA) ||
+          !EA.Loops.empty())
+        continue;
+      // The next wait on the same base.
+      std::optional<size_t> Next;
+      for (size_t J = I + 1; J < A.Waits.size() && !Next; ++J)
+        if (A.ev(A.Waits[J]).Addr.Base == EA.Addr.Base)
+          Next = A.Waits[J];
+      if (!Next)
+        continue;
+      size_t Wb = *Next;
+      const Event &EB = A.ev(Wb);
+      if (!isThresholdWait(EB) || EB.CompareOp != EA.CompareOp ||
+          !EB.Loops.empty())
+        continue;
+      // Every signal on the base must be a counter increment outside loops.
+      std::vector<size_t> Between;
+      bool AllCounters = true;
+      for (size_t S : A.Signals) {
+        const Event &E = A.ev(S);
+        if (E.Addr.Base != EA.Addr.Base)
+          continue;
+        AllCounters = AllCounters && isRmwEvent(E) && E.AtomicOp == "add" &&
+                      E.Loops.empty();
+        if (S > Wa && S < Wb)
+          Between.push_back(S);
+      }
+      if (!AllCounters || Between.empty())
+        continue;
+      bool PerBlock = A.perBlockSync();
+      Outcome R;
+      bool Found = false;
+      std::vector<unsigned> Ws = A.O.WorldSizes;
+      std::sort(Ws.begin(), Ws.end());
+      for (unsigned Wn : Ws) {
+        for (const LaunchDims &L : A.launches()) {
+          A.Approx = false;
+          z3::expr Q =
+              A.exec(Wa, 1) && A.exec(Wb, 1) && A.conflict(Wa, 1, Wb, 1);
+          z3::expr Sum = A.Z.int_val(0);
+          int Agent = 10;
+          bool Ok = true;
+          for (size_t S : Between) {
+            auto N = arrivals(A, S, Agent++, Wb, PerBlock, Wn, L);
+            if (!N) {
+              Ok = false;
+              break;
+            }
+            Sum = Sum + *N;
+          }
+          if (!Ok)
+            return;
+          z3::expr Growth = A.toInt(EB.Value, 1) - A.toInt(EA.Value, 1);
+          Q = Q && Growth > Sum;
+          WitnessSpec Wit = A.agentWitness({1});
+          Wit.push_back({"growth", Growth});
+          Wit.push_back({"arrivals", Sum});
+          R = A.solve(Q, Wit, {Wn}, &L);
+          if (R.sat()) {
+            Found = true;
+            break;
+          }
+        }
+        if (Found)
+          break;
+      }
+      if (!Found)
+        continue;
+      Finding F = makeFinding(
+          info().Id, A.K, EB.Loc,
+          "for W = " + R.Witness["W"] + ", the counter polled by rank " +
+              R.Witness["r1"] + " (block " + R.Witness["b1"] +
+              ") must grow by " + R.Witness["growth"] +
+              " between two barriers but only " + R.Witness["arrivals"] +
+              " arrivals reach it: the counter falls behind and a later "
+              "barrier never completes (deadlock)",
+          "make the number of arrivals per barrier equal the threshold "
+          "increment (include the own arrival, or wait for (W - 1) per "
+          "instance)");
+      relate(F, "wait", EA);
+      relate(F, "wait", EB);
+      for (size_t S : Between)
+        relate(F, "signal", A.ev(S));
+      applyOutcome(F, R);
+      emit(Out, std::move(F));
+    }
+  }
+
   void checkKernel(Analysis &A, std::vector<Finding> &Out,
                    std::vector<Diagnostic> &Diags) const override {
+    checkCounters(A, Out);
     for (size_t Wt : A.Waits) {
       const Event &W = A.ev(Wt);
       if (!A.isCrossRankFlag(W.Addr.Base))
@@ -101,6 +253,14 @@ public:
       }
       if (Sigs.empty())
         continue; // signalled elsewhere (another kernel, the host)
+      // Signals of another width than the poll do not synchronize with it
+      // at all: that is ORD-005 (mixed-size flag accesses), one root cause.
+      bool MixedWidth = false;
+      for (size_t S : Sigs)
+        MixedWidth = MixedWidth ||
+                     (A.ev(S).Width && W.Width && A.ev(S).Width != W.Width);
+      if (MixedWidth)
+        continue;
       A.Approx = false;
       bool PerBlock = A.perBlockSync();
       Outcome R;

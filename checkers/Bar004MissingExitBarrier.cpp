@@ -10,6 +10,8 @@
 #include "Checks.h"
 #include "Host.h"
 
+#include <cctype>
+
 namespace pkb::chk {
 namespace {
 
@@ -39,6 +41,21 @@ public:
     checkHost(M, Opts, Out);
   }
 
+  /// A scalar parameter that counts calls (`epoch`, `call`, ...): the host
+  /// passes a per-call counter, so call k+1 sees it incremented.
+  static bool isCallCounter(const Param &P) {
+    if (P.Role != ParamRole::Scalar && P.Role != ParamRole::Unknown)
+      return false;
+    std::string N;
+    for (char C : P.Name)
+      N += static_cast<char>(std::tolower(static_cast<unsigned char>(C)));
+    for (const char *K : {"epoch", "call", "call_index", "call_idx", "round",
+                          "generation", "iteration"})
+      if (N == K)
+        return true;
+    return false;
+  }
+
   void checkDevice(Analysis &A, std::vector<Finding> &Out,
                    std::vector<Diagnostic> &Diags) const {
     std::vector<size_t> Syncs;
@@ -57,8 +74,26 @@ public:
           if (S > R || S < W)
             Between.push_back(S);
         A.Approx = false;
-        z3::expr Q = A.exec(W, 1) && A.exec(R, 2) && !A.sameRank(1, 2) &&
-                     A.conflict(W, 1, R, 2);
+        // The write belongs to the next call: call-counter parameters are
+        // one larger there (double buffering by `epoch & 1` is then seen).
+        z3::expr_vector From(A.Z), To(A.Z);
+        for (const Param &P : A.K.Params)
+          if (isCallCounter(P)) {
+            z3::expr V = A.var("param:" + P.Name, 1);
+            From.push_back(V);
+            To.push_back(V + 1);
+          }
+        auto Next = [&](const z3::expr &E) {
+          return From.empty() ? E : z3::expr(E).substitute(From, To);
+        };
+        Analysis::Range RW = A.range(W, 1), RR = A.range(R, 2);
+        z3::expr Conflict =
+            A.ev(W).Addr.Base.empty() || A.isShared(W) != A.isShared(R)
+                ? A.Z.bool_val(false)
+                : Next(RW.Owner) == RR.Owner && Next(RW.Lo) < RR.Hi &&
+                      RR.Lo < Next(RW.Hi) && Next(RW.Lo) >= 0 && RR.Lo >= 0;
+        z3::expr Q =
+            Next(A.exec(W, 1)) && A.exec(R, 2) && !A.sameRank(1, 2) && Conflict;
         if (!Between.empty())
           Q = Q && !A.crossSep(Between, 2, 1);
         WitnessSpec Wit = A.agentWitness({1, 2});

@@ -374,17 +374,60 @@ z3::expr Analysis::tr(const ExprRef &E, int A) {
   case ExprOp::Shl: {
     if (auto C = constOf(E->Ops[1]); C && *C >= 0 && *C < 62)
       return Op(0) * Z.int_val(int64_t(1) << *C);
-    return FromBV(z3::shl(BitVec(Op(0)), BitVec(Op(1))));
+    // A variable shift amount: a case split over the amounts keeps the
+    // term in linear integer arithmetic (int2bv/bv2int terms are very
+    // expensive for Z3); amounts outside [0, 62) shift every bit out.
+    z3::expr X = Op(0), Y = Op(1);
+    z3::expr R = Z.int_val(0);
+    for (int64_t K2 = 61; K2 >= 0; --K2)
+      R = z3::ite(Y == Z.int_val(K2), X * Z.int_val(int64_t(1) << K2), R);
+    return R;
   }
   case ExprOp::Shr: {
     if (auto C = constOf(E->Ops[1]); C && *C >= 0 && *C < 62)
       return Op(0) / Z.int_val(int64_t(1) << *C); // floor = arithmetic shift
-    return FromBV(z3::ashr(BitVec(Op(0)), BitVec(Op(1))));
+    // As for Shl: floor division per amount; past 62 only the sign remains.
+    z3::expr X = Op(0), Y = Op(1);
+    z3::expr R = z3::ite(X < 0, Z.int_val(-1), Z.int_val(0));
+    for (int64_t K2 = 61; K2 >= 0; --K2)
+      R = z3::ite(Y == Z.int_val(K2), X / Z.int_val(int64_t(1) << K2), R);
+    return R;
   }
   case ExprOp::And: {
     for (int S = 0; S < 2; ++S)
       if (auto C = constOf(E->Ops[S]); C && *C > 0 && ((*C + 1) & *C) == 0)
         return z3::mod(Op(1 - S), Z.int_val(*C + 1));
+    // x & ((1 << e) - 1) == x mod 2^e, for every amount e in [0, 62).
+    for (int S = 0; S < 2; ++S) {
+      const ExprRef &M = E->Ops[S];
+      if (M && M->Op == ExprOp::Sub && M->Ops.size() == 2 &&
+          constOf(M->Ops[1]) == 1 && M->Ops[0] &&
+          M->Ops[0]->Op == ExprOp::Shl && constOf(M->Ops[0]->Ops[0]) == 1) {
+        z3::expr X = Op(1 - S), Y = tr(M->Ops[0]->Ops[1], A);
+        z3::expr R = X; // the mask is -1 for other amounts (see Shl)
+        for (int64_t K2 = 61; K2 >= 0; --K2)
+          R = z3::ite(Y == Z.int_val(K2),
+                      z3::mod(X, Z.int_val(int64_t(1) << K2)), R);
+        return R;
+      }
+    }
+    // x & ~(1 << e) clears bit e of x.
+    for (int S = 0; S < 2; ++S) {
+      const ExprRef &M = E->Ops[S];
+      if (M && M->Op == ExprOp::Not && M->Ops.size() == 1 && M->Ops[0] &&
+          M->Ops[0]->Op == ExprOp::Shl && constOf(M->Ops[0]->Ops[0]) == 1) {
+        z3::expr X = Op(1 - S), Y = tr(M->Ops[0]->Ops[1], A);
+        z3::expr R = X;
+        for (int64_t K2 = 61; K2 >= 0; --K2) {
+          z3::expr P = Z.int_val(int64_t(1) << K2);
+          R = z3::ite(Y == Z.int_val(K2),
+                      X - z3::ite(z3::mod(X / P, Z.int_val(2)) == 1, P,
+                                  Z.int_val(0)),
+                      R);
+        }
+        return R;
+      }
+    }
     return FromBV(BitVec(Op(0)) & BitVec(Op(1)));
   }
   case ExprOp::Or:
@@ -858,15 +901,10 @@ Analysis::enumerate(const z3::expr &F, const std::vector<z3::expr> &Xs,
   std::vector<std::vector<int64_t>> R;
   Complete = true;
   z3::solver S(Z);
-  z3::params P(Z);
-  P.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(
-                      uint64_t(O.SolverTimeoutMs) * 2500, 4000000000u)));
-  S.set(P);
   S.add(concretize(F, W, L));
   std::string Reason;
   while (true) {
-    ++Queries;
-    z3::check_result C = runSolver(S, Reason);
+    z3::check_result C = runLimited(S, queryLimit(), Reason);
     if (C == z3::unsat)
       return R;
     if (C == z3::unknown || R.size() >= Cap) {
@@ -893,6 +931,151 @@ Analysis::enumerate(const z3::expr &F, const std::vector<z3::expr> &Xs,
   }
 }
 
+uint64_t Analysis::queryLimit() const {
+  return uint64_t(O.SolverTimeoutMs) * 2500;
+}
+
+z3::check_result Analysis::runLimited(z3::solver &S, uint64_t Limit,
+                                      std::string &Reason) {
+  uint64_t Left = KernelBudget > Spent ? KernelBudget - Spent : 0;
+  if (Left == 0) {
+    Reason = "solver budget of the kernel exhausted";
+    BudgetHit = true;
+    return z3::unknown;
+  }
+  Limit = std::clamp<uint64_t>(std::min(Limit, Left), 1, 4000000000u);
+  z3::params P(Z);
+  P.set("rlimit", static_cast<unsigned>(Limit));
+  S.set(P);
+  ++Queries;
+  z3::check_result C = runSolver(S, Reason);
+  // The resource counter is deterministic, unlike wall time: charging it
+  // keeps the outcome of every query reproducible.
+  uint64_t Used = Limit;
+  try {
+    z3::stats St = S.statistics();
+    for (unsigned I = 0; I < St.size(); ++I)
+      if (St.key(I) == "rlimit count")
+        Used = std::min<uint64_t>(
+            Limit, St.is_uint(I) ? St.uint_value(I)
+                                 : static_cast<uint64_t>(St.double_value(I)));
+  } catch (const z3::exception &) {
+  }
+  Spent += Used;
+  if (C == z3::unknown && Reason.empty())
+    Reason = Spent >= KernelBudget ? "solver budget of the kernel exhausted"
+                                   : "resource limit";
+  return C;
+}
+
+z3::check_result Analysis::decide(const z3::expr &FC, unsigned W,
+                                  std::optional<z3::model> &Model,
+                                  std::string &Reason) {
+  // Identical formulas are one AST in a context (hash-consing): the cache
+  // answers queries repeated across event pairs and checker passes.
+  auto &Bucket = Cache[FC.hash()];
+  for (const CacheEntry &E : Bucket)
+    if (z3::eq(E.F, FC)) {
+      Model = E.Model;
+      if (E.C == z3::unknown)
+        Reason = E.Reason;
+      ++CacheHits;
+      return E.C;
+    }
+  uint64_t Budget = queryLimit();
+  z3::check_result C = z3::unknown;
+  {
+    z3::solver S(Z);
+    S.add(FC);
+    C = runLimited(S, Budget / 16, Reason);
+    if (C == z3::sat)
+      Model = S.get_model();
+  }
+  if (C == z3::unknown && !BudgetHit) {
+    // Case split on the (few) rank values: the products rank * chunk
+    // become linear.
+    std::set<unsigned> Seen;
+    std::set<std::string> Names;
+    collectProductFactors(FC, Seen, Names);
+    // Split variables: ranks in [0, W) and variables of small loops
+    // (constant start, bound W or a small constant).
+    std::vector<std::pair<z3::expr, std::pair<int64_t, int64_t>>> Split;
+    size_t Cases = 1;
+    for (const std::string &N : Names) {
+      std::optional<std::pair<int64_t, int64_t>> Rg;
+      if (N.rfind("rank#", 0) == 0)
+        Rg = {0, int64_t(W)};
+      else if (N.rfind("loop:", 0) == 0) {
+        unsigned Id = unsigned(std::atoi(N.c_str() + 5));
+        if (const Loop *Lp = K.findLoop(Id)) {
+          auto Init = constOf(Lp->Init);
+          int64_t B = -1;
+          if (auto C2 = constOf(Lp->Bound))
+            B = *C2;
+          else if (Lp->Bound && Lp->Bound->Op == ExprOp::Var &&
+                   (Lp->Bound->Name == "world_size" ||
+                    var(Lp->Bound->Name, 0).to_string() == "world_size"))
+            B = W;
+          auto St = constOf(Lp->Step);
+          if (Init && Lp->Ascending && St && *St == 1 && B >= *Init &&
+              B - *Init <= 16)
+            Rg = {*Init, B};
+        }
+      }
+      if (!Rg || Rg->second <= Rg->first)
+        continue;
+      size_t Width = size_t(Rg->second - Rg->first);
+      if (Cases * Width > 256)
+        continue;
+      Cases *= Width;
+      Split.push_back({Vars.at(N), *Rg});
+    }
+    if (!Split.empty()) {
+      bool AllUnsat = true;
+      uint64_t Each = std::max<uint64_t>(Budget * 2 / Cases, 20000);
+      for (size_t Case = 0; Case < Cases && !Model; ++Case) {
+        z3::solver S2(Z);
+        size_t X = Case;
+        z3::expr_vector From(Z), To(Z);
+        for (const auto &[V, Rg] : Split) {
+          size_t Wd = size_t(Rg.second - Rg.first);
+          From.push_back(V);
+          To.push_back(Z.int_val(Rg.first + int64_t(X % Wd)));
+          X /= Wd;
+        }
+        S2.add(FC.substitute(From, To).simplify());
+        for (unsigned I = 0; I < From.size(); ++I)
+          S2.add(From[I] == To[I]);
+        z3::check_result C2 = runLimited(S2, Each, Reason);
+        if (C2 == z3::sat)
+          Model = S2.get_model();
+        else if (C2 == z3::unknown) {
+          AllUnsat = false;
+          if (BudgetHit)
+            break;
+        }
+      }
+      if (Model)
+        C = z3::sat;
+      else if (AllUnsat)
+        C = z3::unsat;
+    } else {
+      z3::solver S3(Z);
+      S3.add(FC);
+      C = runLimited(S3, Budget, Reason);
+      if (C == z3::sat)
+        Model = S3.get_model();
+    }
+  }
+  if (C == z3::unknown && Reason.empty())
+    Reason = "resource limit";
+  // Answers cut short by the kernel budget are not cached: a later pass
+  // may still decide them when given a fresh budget.
+  if (!(C == z3::unknown && BudgetHit))
+    Bucket.push_back({FC, C, Model, Reason});
+  return C;
+}
+
 Outcome Analysis::solve(const z3::expr &F, const WitnessSpec &Wit,
                         const std::vector<unsigned> &OnlyW,
                         const LaunchDims *OnlyLaunch) {
@@ -908,122 +1091,32 @@ Outcome Analysis::solve(const z3::expr &F, const WitnessSpec &Wit,
     Params = Params && Vars.at(P) >= 0;
   std::vector<LaunchDims> Ls =
       OnlyLaunch ? std::vector<LaunchDims>{*OnlyLaunch} : launches();
-  uint64_t Budget = uint64_t(O.SolverTimeoutMs) * 2500;
   static const bool Trace = std::getenv("PKB_CHECKERS_TRACE") != nullptr;
-  auto T0 = std::chrono::steady_clock::now();
   for (unsigned W : Ws) {
     for (const LaunchDims &L : Ls) {
       if (Trace)
         std::fprintf(stderr, "  [solve %s W=%u] ", K.Name.c_str(), W);
       auto T1 = std::chrono::steady_clock::now();
+      unsigned Hits = CacheHits;
       z3::expr FC = concretize(F, W, L) && Params;
-      // Z3 4.8.12's "timeout" can hang inside nlsat; the deterministic
-      // resource limit is used instead (about 2.5e3 units per millisecond).
-      auto Make = [&](uint64_t Limit) {
-        z3::solver S(Z);
-        z3::params P(Z);
-        P.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(
-                            std::max<uint64_t>(Limit, 1), 4000000000u)));
-        S.set(P);
-        return S;
-      };
-      z3::solver S = Make(Budget / 16);
-      S.add(FC);
-      ++Queries;
-      z3::check_result C = runSolver(S, Reason);
-      std::optional<z3::solver> SatSolver;
-      if (C == z3::sat)
-        SatSolver = S;
-      if (C == z3::unknown) {
-        // Case split on the (few) rank values: the products rank * chunk
-        // become linear.
-        std::set<unsigned> Seen;
-        std::set<std::string> Names;
-        collectProductFactors(FC, Seen, Names);
-        // Split variables: ranks in [0, W) and variables of small loops
-        // (constant start, bound W or a small constant).
-        std::vector<std::pair<z3::expr, std::pair<int64_t, int64_t>>> Split;
-        size_t Cases = 1;
-        for (const std::string &N : Names) {
-          std::optional<std::pair<int64_t, int64_t>> Rg;
-          if (N.rfind("rank#", 0) == 0)
-            Rg = {0, int64_t(W)};
-          else if (N.rfind("loop:", 0) == 0) {
-            unsigned Id = unsigned(std::atoi(N.c_str() + 5));
-            if (const Loop *Lp = K.findLoop(Id)) {
-              auto Init = constOf(Lp->Init);
-              int64_t B = -1;
-              if (auto C = constOf(Lp->Bound))
-                B = *C;
-              else if (Lp->Bound && Lp->Bound->Op == ExprOp::Var &&
-                       (Lp->Bound->Name == "world_size" ||
-                        var(Lp->Bound->Name, 0).to_string() == "world_size"))
-                B = W;
-              auto St = constOf(Lp->Step);
-              if (Init && Lp->Ascending && St && *St == 1 && B >= *Init &&
-                  B - *Init <= 16)
-                Rg = {*Init, B};
-            }
-          }
-          if (!Rg || Rg->second <= Rg->first)
-            continue;
-          size_t Width = size_t(Rg->second - Rg->first);
-          if (Cases * Width > 256)
-            continue;
-          Cases *= Width;
-          Split.push_back({Vars.at(N), *Rg});
-        }
-        if (!Split.empty()) {
-          bool AllUnsat = true;
-          uint64_t Each = std::max<uint64_t>(Budget * 2 / Cases, 20000);
-          for (size_t Case = 0; Case < Cases && !SatSolver; ++Case) {
-            z3::solver S2 = Make(Each);
-            size_t X = Case;
-            z3::expr_vector From(Z), To(Z);
-            for (const auto &[V, Rg] : Split) {
-              size_t Wd = size_t(Rg.second - Rg.first);
-              From.push_back(V);
-              To.push_back(Z.int_val(Rg.first + int64_t(X % Wd)));
-              X /= Wd;
-            }
-            S2.add(FC.substitute(From, To).simplify());
-            for (unsigned I = 0; I < From.size(); ++I)
-              S2.add(From[I] == To[I]);
-            ++Queries;
-            z3::check_result C2 = runSolver(S2, Reason);
-            if (C2 == z3::sat)
-              SatSolver = S2;
-            else if (C2 == z3::unknown)
-              AllUnsat = false;
-          }
-          if (SatSolver)
-            C = z3::sat;
-          else if (AllUnsat)
-            C = z3::unsat;
-        } else {
-          z3::solver S3 = Make(Budget);
-          S3.add(FC);
-          ++Queries;
-          C = runSolver(S3, Reason);
-          if (C == z3::sat)
-            SatSolver = S3;
-        }
-      }
+      std::optional<z3::model> Mo;
+      std::string Why;
+      z3::check_result C = decide(FC, W, Mo, Why);
       if (Trace)
         std::fprintf(
-            stderr, "%s %.3fs\n",
+            stderr, "%s %.3fs%s\n",
             C == z3::sat     ? "sat"
             : C == z3::unsat ? "unsat"
                              : "unknown",
             std::chrono::duration<double>(std::chrono::steady_clock::now() - T1)
-                .count());
-      if (C == z3::sat && SatSolver) {
+                .count(),
+            CacheHits != Hits ? " (cached)" : "");
+      if (C == z3::sat && Mo) {
         R.K = Outcome::Sat;
         R.W = W;
         R.AssumedLaunch = !L.FromSite;
-        z3::model Mo = SatSolver->get_model();
         for (const auto &[Name, T] : Wit) {
-          z3::expr V = Mo.eval(T, true);
+          z3::expr V = Mo->eval(T, true);
           int64_t X = 0;
           R.Witness[Name] =
               V.is_numeral_i64(X) ? std::to_string(X) : V.to_string();
@@ -1043,13 +1136,12 @@ Outcome Analysis::solve(const z3::expr &F, const WitnessSpec &Wit,
         }
         AnyUnknown = true;
         if (Reason.empty())
-          Reason = "resource limit";
+          Reason = Why;
       }
     }
   }
   R.K = AnyUnknown ? Outcome::Unknown : Outcome::Unsat;
   R.Reason = Reason;
-  (void)T0;
   return R;
 }
 

@@ -35,7 +35,7 @@ public:
       if (!R.sat())
         continue;
       Finding F = makeFinding(
-          info().Id, A.K, E.Loc,
+          info().Id, A.K, E.Addr.PeerLoc.isValid() ? E.Addr.PeerLoc : E.Loc,
           "peer index " + E.Addr.Peer->str() + " of " + describe(E) +
               " can be " + R.Witness["peer"] +
               ", outside [0, W) for W = " + std::to_string(R.W),
