@@ -33,8 +33,8 @@ std::string versionText() {
 #ifdef PKB_HAVE_ANALYZER
   unsigned Major = 0, Minor = 0, Build = 0, Rev = 0;
   Z3_get_version(&Major, &Minor, &Build, &Rev);
-  S += fmt::format("LLVM/Clang {}\nZ3 {}.{}.{}\n", clangVersion(), Major,
-                   Minor, Build);
+  S += fmt::format("LLVM/Clang {}\nZ3 {}.{}.{}\n", clangVersion(), Major, Minor,
+                   Build);
 #else
   S += "LLVM/Clang: analyzer not built\nZ3: analyzer not built\n";
 #endif
@@ -59,9 +59,8 @@ bool parseWorldSizes(const std::string &Spec, std::vector<unsigned> &Out,
   size_t Pos = 0;
   while (Pos <= Spec.size()) {
     size_t Comma = Spec.find(',', Pos);
-    std::string Item =
-        Spec.substr(Pos, Comma == std::string::npos ? std::string::npos
-                                                    : Comma - Pos);
+    std::string Item = Spec.substr(
+        Pos, Comma == std::string::npos ? std::string::npos : Comma - Pos);
     size_t Dash = Item.find('-');
     unsigned Lo = 0, Hi = 0;
     bool Ok = Dash == std::string::npos
@@ -237,9 +236,9 @@ int runCheck(CheckArgs &A) {
   }
   if (ShowProgress)
     Bar.finish();
-  S.Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                            Start)
-                  .count();
+  S.Seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
   Writer->end(S);
   if (!A.OutFile.empty() && A.Format != "text")
     std::cerr << fmt::format("pkbcheck: {} file(s), {} error(s), {} "
@@ -287,8 +286,8 @@ int runEvalCommand(CheckArgs &A, EvalOptions &E, const std::string &Problem,
                    const std::string &Shard) {
   std::string Error;
   if (!parseWorldSizes(A.WorldSize, E.Analyze.WorldSizes, Error) ||
-      (!Shard.empty() && !parseShard(Shard, E.ShardIndex, E.ShardCount,
-                                     Error))) {
+      (!Shard.empty() &&
+       !parseShard(Shard, E.ShardIndex, E.ShardCount, Error))) {
     std::cerr << "pkbcheck: error: " << Error << "\n";
     return 2;
   }
@@ -332,8 +331,8 @@ int runEvalCommand(CheckArgs &A, EvalOptions &E, const std::string &Problem,
   return runEval(E, Runner, Reason, std::cerr);
 }
 
-int runReport(const std::vector<std::string> &Files,
-              const std::string &Format, const std::string &OutFile) {
+int runReport(const std::vector<std::string> &Files, const std::string &Format,
+              const std::string &OutFile) {
   ReportData D;
   if (!loadReport(Files, D, std::cerr))
     return 2;
@@ -377,29 +376,34 @@ void addAnalyzerCommands(CLI::App &App, int &ExitCode) {
       ->capture_default_str();
   Check->add_option("-o,--output", A->OutFile,
                     "Write the report to FILE (streamed as files finish)");
-  Check->add_option("--world-size", A->WorldSize,
-                    "World sizes to check: N, N,M,... or N-M")
+  Check
+      ->add_option("--world-size", A->WorldSize,
+                   "World sizes to check: N, N,M,... or N-M")
       ->capture_default_str();
   addCommonOptions(Check, *A);
   Check->add_option("-j,--jobs", A->Jobs, "Files analyzed in parallel")
       ->check(CLI::Range(1u, 256u))
       ->capture_default_str();
-  Check->add_option("--timeout", A->Timeout,
-                    "Wall-clock seconds per file (0 = none)")
+  Check
+      ->add_option("--timeout", A->Timeout,
+                   "Wall-clock seconds per file (0 = none)")
       ->check(CLI::Range(0.0, 86400.0))
       ->capture_default_str();
-  Check->add_option("--max-memory", A->MaxMemory,
-                    "Address-space limit per file in MiB (0 = none)")
+  Check
+      ->add_option("--max-memory", A->MaxMemory,
+                   "Address-space limit per file in MiB (0 = none)")
       ->capture_default_str();
   Check->add_option("--checks", A->Checks,
                     "Comma-separated globs of check IDs; -ID disables "
                     "(e.g. 'ORD-*,-ORD-004')");
-  Check->add_option("--topology", A->Topology,
-                    "Target: h200x2-nvlink, h100x8-nvswitch, h200x8-nvswitch, "
-                    "generic, or a topology JSON file")
+  Check
+      ->add_option("--topology", A->Topology,
+                   "Target: h200x2-nvlink, h100x8-nvswitch, h200x8-nvswitch, "
+                   "generic, or a topology JSON file")
       ->capture_default_str();
-  Check->add_option("--solver-timeout", A->SolverTimeoutMs,
-                    "Milliseconds per solver query; past it: unknown")
+  Check
+      ->add_option("--solver-timeout", A->SolverTimeoutMs,
+                   "Milliseconds per solver query; past it: unknown")
       ->capture_default_str();
   Check->add_flag("--progress", A->Progress,
                   "Show a progress bar on a terminal");
@@ -408,9 +412,9 @@ void addAnalyzerCommands(CLI::App &App, int &ExitCode) {
   Check->callback([A, &ExitCode] { ExitCode = runCheck(*A); });
 
   auto File = std::make_shared<std::string>();
-  CLI::App *Dump = App.add_subcommand(
-      "dump", "Print the kernel model of FILE as JSON "
-              "(schema: docs/model-schema.md)");
+  CLI::App *Dump =
+      App.add_subcommand("dump", "Print the kernel model of FILE as JSON "
+                                 "(schema: docs/model-schema.md)");
   Dump->add_option("file", *File, "Input file")->required();
   addCommonOptions(Dump, *A);
   Dump->callback([A, File, &ExitCode] { ExitCode = runDump(*A, *File); });
@@ -429,13 +433,18 @@ void addAnalyzerCommands(CLI::App &App, int &ExitCode) {
   auto FromNames = std::make_shared<bool>(false);
   Eval->add_flag("--problems-from-names", *FromNames,
                  "Take the problem from each file name (the default)");
-  Eval->add_option("--gpus", E->Gpus, "GPUs (world size) for the GPU stage; "
-                                      "0 = all visible");
+  Eval->add_option("--gpus", E->Gpus,
+                   "GPUs (world size) for the GPU stage; "
+                   "0 = all visible");
+  Eval->add_flag("--oversubscribe", E->Oversubscribe,
+                 "GPU stage with several ranks per GPU (world size --gpus, "
+                 "default 2): correctness only, no timing");
   Eval->add_flag("--static-only", E->StaticOnly, "Do not run on GPUs");
   Eval->add_flag("--run-all", E->RunAll,
                  "Also run candidates with error-level findings");
-  Eval->add_option("-o,--output", E->Results, "Results file (JSONL, "
-                                              "appended)")
+  Eval->add_option("-o,--output", E->Results,
+                   "Results file (JSONL, "
+                   "appended)")
       ->capture_default_str();
   Eval->add_option_function<std::string>(
       "--resume",

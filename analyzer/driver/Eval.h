@@ -81,14 +81,18 @@ struct EvalOptions {
   double TimeoutSeconds = 120;
   unsigned MaxMemoryMiB = 8192;
   int Gpus = 0;
+  /// GPU stage with more ranks than GPUs (rank r on GPU r % G): correctness
+  /// only, references without NCCL, no speedup or roofline. Needed on a
+  /// one-GPU machine; see docs/runtime.md.
+  bool Oversubscribe = false;
   bool Progress = false;
 };
 
 /// The GPU stage: runs one candidate for one problem and returns the
 /// runtime's merged record(s) as a JSON object with at least "verdict";
 /// or {"ran": false, "reason": ...} when it cannot run it.
-using DynamicRunner = std::function<nlohmann::json(
-    const std::string &Candidate, const ProblemRef &Problem)>;
+using DynamicRunner = std::function<nlohmann::json(const std::string &Candidate,
+                                                   const ProblemRef &Problem)>;
 
 /// The GPU stage of this build: a runner backed by the runtime harness when
 /// the runtime was built and GPUs are visible; otherwise null, with

@@ -85,6 +85,9 @@ static json foldCases(const std::vector<json> &Cases, double Seconds) {
   }
   Out["verdict"] = std::string(rt::verdictName(Worst));
   Out["cases"] = Small;
+  if (!Cases.empty() && Cases.front().contains("mode"))
+    Out["mode"] =
+        Cases.front()["mode"]; // "correctness-only" when oversubscribed
   if (WorstCase) {
     Out["detail"] = WorstCase->value("detail", "");
     if (Worst == rt::Verdict::WrongOutput ||
@@ -109,15 +112,20 @@ DynamicRunner makeDynamicRunner(const EvalOptions &Opts, std::string &Reason) {
   return nullptr;
 #else
   int Visible = rt::visibleGpuCount();
-  if (Visible < 2) {
+  bool Over = Opts.Oversubscribe;
+  if (Visible == 0 || (Visible < 2 && !Over)) {
     Reason = Visible == 0 ? "no GPU is visible on this machine"
-                          : "one GPU is visible; multi-GPU problems need 2";
+                          : "one GPU is visible; multi-GPU problems need 2 (or "
+                            "--oversubscribe for a correctness-only GPU stage)";
     return nullptr;
   }
-  int Gpus = Opts.Gpus > 0 ? std::min(Opts.Gpus, Visible) : Visible;
+  // Oversubscribed: the requested world size on however many GPUs there
+  // are; otherwise at most one rank per visible GPU.
+  int Gpus = Over ? (Opts.Gpus > 0 ? Opts.Gpus : 2)
+                  : (Opts.Gpus > 0 ? std::min(Opts.Gpus, Visible) : Visible);
   std::string CaseFile = Opts.Results + ".cases.jsonl";
-  return [Gpus, CaseFile](const std::string &Candidate,
-                          const ProblemRef &P) -> json {
+  return [Gpus, Over, CaseFile](const std::string &Candidate,
+                                const ProblemRef &P) -> json {
     const rt::Problem *Prob = rt::findProblem(P.Name);
     if (!Prob)
       Prob = rt::findProblem(std::to_string(P.Id));
@@ -129,6 +137,7 @@ DynamicRunner makeDynamicRunner(const EvalOptions &Opts, std::string &Reason) {
     O.ProblemName = std::string(Prob->name());
     O.Kernels = {Candidate};
     O.Gpus = Gpus;
+    O.Oversubscribe = Over;
     O.Results = CaseFile;
     O.Out = nullptr;
     O.Force = true; // eval keeps its own resume state; rerun stale cases
