@@ -129,6 +129,8 @@ std::string describe(const Event &E) {
 Analysis::Analysis(const ModuleModel &M, const KernelModel &K,
                    const CheckOptions &O)
     : M(M), K(K), O(O) {
+  // docs/checkers.md, "Solver strategy and limits".
+  KernelBudget = queryLimit() * KernelBudgetQueries;
   for (const Event &E : K.Events)
     if (E.Kind == EventKind::SpinWait && !E.Addr.Base.empty())
       FlagBases.insert(E.Addr.Base);
@@ -420,10 +422,10 @@ z3::expr Analysis::tr(const ExprRef &E, int A) {
         z3::expr R = X;
         for (int64_t K2 = 61; K2 >= 0; --K2) {
           z3::expr P = Z.int_val(int64_t(1) << K2);
-          R = z3::ite(Y == Z.int_val(K2),
-                      X - z3::ite(z3::mod(X / P, Z.int_val(2)) == 1, P,
-                                  Z.int_val(0)),
-                      R);
+          R = z3::ite(
+              Y == Z.int_val(K2),
+              X - z3::ite(z3::mod(X / P, Z.int_val(2)) == 1, P, Z.int_val(0)),
+              R);
         }
         return R;
       }
@@ -884,6 +886,19 @@ void collectProductFactors(const z3::expr &E, std::set<unsigned> &Seen,
     collectProductFactors(E.body(), Seen, Out);
 }
 
+/// The "rlimit count" statistic of \p S (0 when absent).
+uint64_t rlimitCount(z3::solver &S) {
+  try {
+    z3::stats St = S.statistics();
+    for (unsigned I = 0; I < St.size(); ++I)
+      if (St.key(I) == "rlimit count")
+        return St.is_uint(I) ? St.uint_value(I)
+                             : static_cast<uint64_t>(St.double_value(I));
+  } catch (const z3::exception &) {
+  }
+  return 0;
+}
+
 z3::check_result runSolver(z3::solver &S, std::string &Reason) {
   try {
     return S.check();
@@ -948,20 +963,12 @@ z3::check_result Analysis::runLimited(z3::solver &S, uint64_t Limit,
   P.set("rlimit", static_cast<unsigned>(Limit));
   S.set(P);
   ++Queries;
+  uint64_t Before = rlimitCount(S);
   z3::check_result C = runSolver(S, Reason);
   // The resource counter is deterministic, unlike wall time: charging it
   // keeps the outcome of every query reproducible.
-  uint64_t Used = Limit;
-  try {
-    z3::stats St = S.statistics();
-    for (unsigned I = 0; I < St.size(); ++I)
-      if (St.key(I) == "rlimit count")
-        Used = std::min<uint64_t>(
-            Limit, St.is_uint(I) ? St.uint_value(I)
-                                 : static_cast<uint64_t>(St.double_value(I)));
-  } catch (const z3::exception &) {
-  }
-  Spent += Used;
+  uint64_t After = rlimitCount(S);
+  Spent += After > Before ? std::min(After - Before, Limit) : Limit;
   if (C == z3::unknown && Reason.empty())
     Reason = Spent >= KernelBudget ? "solver budget of the kernel exhausted"
                                    : "resource limit";
@@ -1030,6 +1037,9 @@ z3::check_result Analysis::decide(const z3::expr &FC, unsigned W,
       Cases *= Width;
       Split.push_back({Vars.at(N), *Rg});
     }
+    static const bool Trace = std::getenv("PKB_CHECKERS_TRACE") != nullptr;
+    if (Trace)
+      std::fprintf(stderr, "(split %zu over %zu vars) ", Cases, Split.size());
     if (!Split.empty()) {
       bool AllUnsat = true;
       uint64_t Each = std::max<uint64_t>(Budget * 2 / Cases, 20000);
@@ -1043,7 +1053,7 @@ z3::check_result Analysis::decide(const z3::expr &FC, unsigned W,
           To.push_back(Z.int_val(Rg.first + int64_t(X % Wd)));
           X /= Wd;
         }
-        S2.add(FC.substitute(From, To).simplify());
+        S2.add(z3::expr(FC).substitute(From, To).simplify());
         for (unsigned I = 0; I < From.size(); ++I)
           S2.add(From[I] == To[I]);
         z3::check_result C2 = runLimited(S2, Each, Reason);
@@ -1207,8 +1217,18 @@ void KernelChecker::check(const ModuleModel &M, const CheckOptions &Opts,
                           std::vector<Diagnostic> &Diags) const {
   for (const KernelModel &K : M.Kernels) {
     Analysis A(M, K, Opts);
+    static const bool Trace = std::getenv("PKB_CHECKERS_TRACE") != nullptr;
+    auto T0 = std::chrono::steady_clock::now();
     try {
       checkKernel(A, Out, Diags);
+      if (Trace)
+        std::fprintf(
+            stderr, "[%s %s] %u queries, %u cached, %llu units%s, %.3fs\n",
+            info().Id.c_str(), K.Name.c_str(), A.Queries, A.CacheHits,
+            static_cast<unsigned long long>(A.Spent),
+            A.BudgetHit ? " (budget exhausted)" : "",
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - T0)
+                .count());
     } catch (const z3::exception &E) {
       Diagnostic D;
       D.Code = "solver-unknown";

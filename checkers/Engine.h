@@ -225,9 +225,42 @@ public:
 
   /// Set when a translated expression involved opaque/unknown values.
   bool Approx = false;
+  /// Solver calls made so far.
   unsigned Queries = 0;
+  /// Queries answered from the cache.
+  unsigned CacheHits = 0;
+  /// Resource units (Z3 rlimit) spent on this kernel by this analysis.
+  uint64_t Spent = 0;
+  /// Total resource units this analysis may spend (docs/checkers.md,
+  /// "Solver strategy and limits"); past it every query is unknown.
+  uint64_t KernelBudget;
+  /// Set once a query was cut short by KernelBudget.
+  bool BudgetHit = false;
+
+  /// Resource units of one query: --solver-timeout times 2500 per ms.
+  uint64_t queryLimit() const;
+  /// KernelBudget in units of queryLimit(): one checker may spend at most
+  /// this many full query limits on one kernel.
+  static constexpr uint64_t KernelBudgetQueries = 40;
 
 private:
+  /// Decides the concretized formula \p FC (world size \p W) with the
+  /// cache, a cheap first attempt, case splits on small-domain product
+  /// factors and a full-limit attempt; fills \p Model when sat.
+  z3::check_result decide(const z3::expr &FC, unsigned W,
+                          std::optional<z3::model> &Model, std::string &Reason);
+  /// Runs \p S under \p Limit resource units, capped by what is left of
+  /// KernelBudget, and charges the units used.
+  z3::check_result runLimited(z3::solver &S, uint64_t Limit,
+                              std::string &Reason);
+  struct CacheEntry {
+    z3::expr F;
+    z3::check_result C;
+    std::optional<z3::model> Model;
+    std::string Reason;
+  };
+  std::map<unsigned, std::vector<CacheEntry>> Cache;
+
   z3::expr tr(const ExprRef &E, int A);
   z3::expr trBool(const ExprRef &E, int A);
   std::map<std::string, z3::expr> Vars;
