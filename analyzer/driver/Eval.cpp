@@ -78,6 +78,7 @@ static const std::pair<EvalClass, const char *> ClassNames[] = {
     {EvalClass::UnwrittenOutput, "unwritten-output"},
     {EvalClass::CorrectSlower, "correct-slower"},
     {EvalClass::CorrectFaster, "correct-faster"},
+    {EvalClass::CorrectUntimed, "correct-untimed"},
     {EvalClass::StaticFlagged, "static-flagged"},
     {EvalClass::StaticClean, "static-clean"},
     {EvalClass::NotAnalyzed, "not-analyzed"},
@@ -142,6 +143,8 @@ EvalClass classifyDynamic(const json &Run) {
                                : EvalClass::UnwrittenOutput;
   }
   if (V == "pass") {
+    if (!Run.contains("speedup"))
+      return EvalClass::CorrectUntimed;
     double S = Run.value("speedup", 0.0);
     return S > 1.0 ? EvalClass::CorrectFaster : EvalClass::CorrectSlower;
   }
@@ -152,8 +155,8 @@ EvalClass classifyDynamic(const json &Run) {
 static std::vector<std::string> explainingPrefixes(EvalClass C) {
   switch (C) {
   case EvalClass::Deadlock:
-    return {"BAR-001", "BAR-002", "BAR-005", "SIG-001", "SIG-002", "ORD-004",
-            "PART-001"};
+    return {"BAR-001", "BAR-002", "BAR-005", "SIG-001",
+            "SIG-002", "ORD-004", "PART-001"};
   case EvalClass::CrossCallRace:
     return {"BAR-004", "SIG-002", "HOST-001"};
   case EvalClass::OutputMismatch:
@@ -260,9 +263,9 @@ void finishRecord(json &Rec) {
     C = classifyDynamic(Dyn);
   } else {
     std::string Gate = Rec.value("gate", "pass");
-    C = Gate == "flagged"        ? EvalClass::StaticFlagged
-        : Gate == "pass"         ? EvalClass::StaticClean
-                                 : EvalClass::NotAnalyzed;
+    C = Gate == "flagged" ? EvalClass::StaticFlagged
+        : Gate == "pass"  ? EvalClass::StaticClean
+                          : EvalClass::NotAnalyzed;
   }
   Rec["class"] = toString(C);
   json Explained = json::array();
@@ -379,8 +382,8 @@ int runEval(const EvalOptions &Opts, const DynamicRunner &Runner,
         Counter.add(Rec["gate"].get<std::string>());
         ++Screened;
         if (Tty)
-          Log << fmt::format("\rscreened {}/{}: {}", Screened,
-                             ToAnalyze.size(), Counter.str())
+          Log << fmt::format("\rscreened {}/{}: {}", Screened, ToAnalyze.size(),
+                             Counter.str())
               << std::flush;
       });
   if (Tty)

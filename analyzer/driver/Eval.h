@@ -50,6 +50,9 @@ enum class EvalClass {
   UnwrittenOutput,
   CorrectSlower, ///< correct, speedup <= 1 over the NCCL reference
   CorrectFaster, ///< correct, speedup > 1
+  /// Correct, but not timed: a correctness-only GPU stage (several ranks per
+  /// GPU, `--oversubscribe`), so neither slower nor faster is known.
+  CorrectUntimed,
   StaticFlagged, ///< not run: static error-level findings (the gate)
   StaticClean,   ///< not run (no GPU stage): static analysis found no error
   NotAnalyzed,   ///< static stage could not analyze it and it was not run

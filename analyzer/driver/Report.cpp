@@ -24,7 +24,8 @@ namespace {
 
 bool isCorrect(const json &R) {
   std::string C = R.value("class", "");
-  return C == "correct-faster" || C == "correct-slower";
+  return C == "correct-faster" || C == "correct-slower" ||
+         C == "correct-untimed";
 }
 
 double speedupOf(const json &R) {
@@ -104,8 +105,8 @@ const char *classColor(const std::string &C) {
       {"output-mismatch", "#ff7f0e"}, {"deadlock", "#9467bd"},
       {"cross-call-race", "#e377c2"}, {"unwritten-output", "#17becf"},
       {"correct-slower", "#98df8a"},  {"correct-faster", "#2ca02c"},
-      {"static-flagged", "#ff9896"},  {"static-clean", "#aec7e8"},
-      {"not-analyzed", "#c7c7c7"}};
+      {"correct-untimed", "#c5e8b7"}, {"static-flagged", "#ff9896"},
+      {"static-clean", "#aec7e8"},    {"not-analyzed", "#c7c7c7"}};
   auto It = Colors.find(C);
   return It == Colors.end() ? "#000000" : It->second;
 }
@@ -151,10 +152,10 @@ bool loadReport(const std::vector<std::string> &Files, ReportData &Out,
     Out.Records.push_back(R);
   for (EvalClass C :
        {EvalClass::CompileError, EvalClass::ShapeError, EvalClass::ApiError,
-        EvalClass::RuntimeError, EvalClass::OutputMismatch,
-        EvalClass::Deadlock, EvalClass::CrossCallRace,
-        EvalClass::UnwrittenOutput, EvalClass::CorrectSlower,
-        EvalClass::CorrectFaster, EvalClass::StaticFlagged,
+        EvalClass::RuntimeError, EvalClass::OutputMismatch, EvalClass::Deadlock,
+        EvalClass::CrossCallRace, EvalClass::UnwrittenOutput,
+        EvalClass::CorrectSlower, EvalClass::CorrectFaster,
+        EvalClass::CorrectUntimed, EvalClass::StaticFlagged,
         EvalClass::StaticClean, EvalClass::NotAnalyzed})
     Out.Classes.push_back(toString(C));
 
@@ -201,33 +202,33 @@ void writeMarkdown(const ReportData &D, std::ostream &OS) {
   OS << "# pkbcheck evaluation report\n\n";
   OS << fmt::format("{} candidate(s), {} run on GPUs.\n\n", D.Records.size(),
                     D.Runs);
-  auto Table = [&](const char *Title, const char *Key,
-                   const std::map<std::string, std::map<std::string, unsigned>>
-                       &Rows) {
-    OS << "## " << Title << "\n\n| " << Key << " | total |";
-    std::vector<std::string> Cols;
-    for (const std::string &C : D.Classes)
-      if (D.ByClass.count(C)) {
-        Cols.push_back(C);
-        OS << " " << C << " |";
-      }
-    OS << "\n| --- | ---: |";
-    for (size_t I = 0; I < Cols.size(); ++I)
-      OS << " ---: |";
-    OS << "\n";
-    for (const auto &[Name, Counts] : Rows) {
-      unsigned Total = 0;
-      for (const auto &[C, N] : Counts)
-        Total += N;
-      OS << "| " << Name << " | " << Total << " |";
-      for (const std::string &C : Cols) {
-        auto It = Counts.find(C);
-        OS << " " << (It == Counts.end() ? 0 : It->second) << " |";
-      }
-      OS << "\n";
-    }
-    OS << "\n";
-  };
+  auto Table =
+      [&](const char *Title, const char *Key,
+          const std::map<std::string, std::map<std::string, unsigned>> &Rows) {
+        OS << "## " << Title << "\n\n| " << Key << " | total |";
+        std::vector<std::string> Cols;
+        for (const std::string &C : D.Classes)
+          if (D.ByClass.count(C)) {
+            Cols.push_back(C);
+            OS << " " << C << " |";
+          }
+        OS << "\n| --- | ---: |";
+        for (size_t I = 0; I < Cols.size(); ++I)
+          OS << " ---: |";
+        OS << "\n";
+        for (const auto &[Name, Counts] : Rows) {
+          unsigned Total = 0;
+          for (const auto &[C, N] : Counts)
+            Total += N;
+          OS << "| " << Name << " | " << Total << " |";
+          for (const std::string &C : Cols) {
+            auto It = Counts.find(C);
+            OS << " " << (It == Counts.end() ? 0 : It->second) << " |";
+          }
+          OS << "\n";
+        }
+        OS << "\n";
+      };
   Table("By candidate set", "set", D.BySet);
   Table("By problem", "problem", D.ByProblem);
   OS << "## By failure class\n\n| class | count | share |\n| --- | ---: | "
@@ -288,14 +289,12 @@ void writeCsv(const ReportData &D, std::ostream &OS) {
     bool HasProblem = R.contains("problem") && R["problem"].is_object();
     OS << csvField(R.value("candidate", "")) << ","
        << csvField(R.value("set", "")) << ","
-       << (HasProblem ? std::to_string(R["problem"].value("id", 0)) : "")
-       << ","
+       << (HasProblem ? std::to_string(R["problem"].value("id", 0)) : "") << ","
        << csvField(HasProblem ? R["problem"].value("name", "") : "") << ","
        << R.value("class", "") << "," << R.value("gate", "") << ","
-       << Static.value("errors", 0) << "," << Static.value("warnings", 0)
-       << ","
-       << (speedupOf(R) > 0 ? fmt::format("{:.4f}", speedupOf(R)) : "")
-       << "," << (Roof ? fmt::format("{:.4f}", *Roof) : "") << ","
+       << Static.value("errors", 0) << "," << Static.value("warnings", 0) << ","
+       << (speedupOf(R) > 0 ? fmt::format("{:.4f}", speedupOf(R)) : "") << ","
+       << (Roof ? fmt::format("{:.4f}", *Roof) : "") << ","
        << csvField(Explained) << "\n";
   }
 }
@@ -374,8 +373,8 @@ void writeHtml(const ReportData &D, std::ostream &OS) {
     OS << fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"11\">p={}</text>"
                       "<text x=\"10\" y=\"{}\" font-size=\"11\">{:.2f}"
                       "</text>",
-                      PL + I * PW / 4 - 8, PH + 25, I,
-                      10 + PH - I * PH / 4 + 4, I / 4.0);
+                      PL + I * PW / 4 - 8, PH + 25, I, 10 + PH - I * PH / 4 + 4,
+                      I / 4.0);
   size_t Ci = 0;
   for (const auto &[Set, V] : D.FastP) {
     std::string Pts;
@@ -389,8 +388,7 @@ void writeHtml(const ReportData &D, std::ostream &OS) {
                       Col, Pts, escapeHtml(Set), V.empty() ? 0.0 : V[0]);
     OS << fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" "
                       "fill=\"{}\">{}</text>",
-                      PL + PW + 10, 20 + 16 * (Ci - 1), Col,
-                      escapeHtml(Set));
+                      PL + PW + 10, 20 + 16 * (Ci - 1), Col, escapeHtml(Set));
   }
   OS << "</svg>\n";
 
@@ -415,8 +413,8 @@ void writeHtml(const ReportData &D, std::ostream &OS) {
     OS << fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" "
                       "fill=\"#1f77b4\"><title>{}: speedup {:.2f}, roofline "
                       "{:.2f}</title></circle>",
-                      X, Yv, escapeHtml(R.value("candidate", "")),
-                      speedupOf(R), *F);
+                      X, Yv, escapeHtml(R.value("candidate", "")), speedupOf(R),
+                      *F);
     ++Dots;
   }
   if (!Dots)
@@ -441,7 +439,8 @@ void writeHtml(const ReportData &D, std::ostream &OS) {
     for (const auto &[C, N] : Counts) {
       Total += N;
       auto Cls = parseEvalClass(C);
-      if (C == "correct-faster" || C == "correct-slower")
+      if (C == "correct-faster" || C == "correct-slower" ||
+          C == "correct-untimed")
         Correct += N;
       else if (Cls && isDynamicFailure(*Cls))
         Failed += N;

@@ -53,22 +53,26 @@ TEST(Eval, ClassifiesRuntimeVerdicts) {
   EXPECT_EQ(classifyDynamic({{"verdict", "setup-error"},
                              {"detail", "undefined symbol pkb_candidate_run"}}),
             EvalClass::ApiError);
-  EXPECT_EQ(classifyDynamic({{"verdict", "setup-error"},
-                             {"detail", "query returned 3"}}),
+  EXPECT_EQ(classifyDynamic(
+                {{"verdict", "setup-error"}, {"detail", "query returned 3"}}),
             EvalClass::ShapeError);
   EXPECT_EQ(classifyDynamic({{"verdict", "deadlock"}}), EvalClass::Deadlock);
-  EXPECT_EQ(classifyDynamic({{"verdict", "wrong-output"},
-                             {"first_failing_call", 0}}),
-            EvalClass::OutputMismatch);
-  EXPECT_EQ(classifyDynamic({{"verdict", "wrong-output"},
-                             {"first_failing_call", 2}}),
-            EvalClass::CrossCallRace);
+  EXPECT_EQ(
+      classifyDynamic({{"verdict", "wrong-output"}, {"first_failing_call", 0}}),
+      EvalClass::OutputMismatch);
+  EXPECT_EQ(
+      classifyDynamic({{"verdict", "wrong-output"}, {"first_failing_call", 2}}),
+      EvalClass::CrossCallRace);
   EXPECT_EQ(classifyDynamic({{"verdict", "unwritten-output"}}),
             EvalClass::UnwrittenOutput);
   EXPECT_EQ(classifyDynamic({{"verdict", "pass"}, {"speedup", 1.5}}),
             EvalClass::CorrectFaster);
   EXPECT_EQ(classifyDynamic({{"verdict", "pass"}, {"speedup", 0.7}}),
             EvalClass::CorrectSlower);
+  // A correctness-only (oversubscribed) GPU stage measures no speedup.
+  EXPECT_EQ(
+      classifyDynamic({{"verdict", "pass"}, {"mode", "correctness-only"}}),
+      EvalClass::CorrectUntimed);
   EXPECT_EQ(classifyDynamic({{"verdict", "runtime-error"}}),
             EvalClass::RuntimeError);
   for (EvalClass C : {EvalClass::Deadlock, EvalClass::CorrectFaster})
@@ -118,8 +122,11 @@ TEST(Eval, ResumeCompletesStaticRecords) {
                   {"first_failing_call", 1},
                   {"seconds", 4.0}};
     if (C == "a.cu")
-      return json{{"ran", true}, {"verdict", "pass"}, {"speedup", 2.5},
-                  {"roofline_fraction", 0.8}, {"seconds", 2.0}};
+      return json{{"ran", true},
+                  {"verdict", "pass"},
+                  {"speedup", 2.5},
+                  {"roofline_fraction", 0.8},
+                  {"seconds", 2.0}};
     return json{{"ran", true}, {"verdict", "deadlock"}, {"seconds", 12.0}};
   };
   std::ostringstream Log;
@@ -142,9 +149,9 @@ TEST(Eval, ResumeCompletesStaticRecords) {
   EXPECT_EQ(D.FP, 0u);
   EXPECT_DOUBLE_EQ(D.MeanRunSeconds, 6.0);
   // fast_p over all 3: only a.cu is correct, speedup 2.5.
-  EXPECT_DOUBLE_EQ(D.FastP["all"][0], 1.0 / 3);        // p = 0
-  EXPECT_DOUBLE_EQ(D.FastP["all"][10], 0.0);           // p = 2.5
-  EXPECT_DOUBLE_EQ(D.FastP["m1"][8], 0.5);             // p = 2
+  EXPECT_DOUBLE_EQ(D.FastP["all"][0], 1.0 / 3); // p = 0
+  EXPECT_DOUBLE_EQ(D.FastP["all"][10], 0.0);    // p = 2.5
+  EXPECT_DOUBLE_EQ(D.FastP["m1"][8], 0.5);      // p = 2
   EXPECT_EQ(D.Roofline["1 allreduce"], std::vector<double>{0.8});
 
   // A second resume has nothing left to do.
@@ -167,8 +174,8 @@ TEST(Eval, GateKeepsFlaggedOffGpusAndCountsSavedTime) {
   unsigned Runs = 0;
   DynamicRunner Runner = [&](const std::string &, const ProblemRef &) {
     ++Runs;
-    return json{{"ran", true}, {"verdict", "pass"}, {"speedup", 0.5},
-                {"seconds", 3.0}};
+    return json{
+        {"ran", true}, {"verdict", "pass"}, {"speedup", 0.5}, {"seconds", 3.0}};
   };
   std::ostringstream Log;
   ASSERT_EQ(runEval(Opts, Runner, "", Log), 0);
@@ -191,7 +198,6 @@ TEST(Eval, GateKeepsFlaggedOffGpusAndCountsSavedTime) {
   EXPECT_NE(Csv.str().find("a.cu,m,1,allreduce,correct-slower,pass,0,0,"
                            "0.5000,,"),
             std::string::npos);
-  EXPECT_NE(Md.str().find("| static-flagged | 1 | 50.0% |"),
-            std::string::npos);
+  EXPECT_NE(Md.str().find("| static-flagged | 1 | 50.0% |"), std::string::npos);
   fs::remove(F);
 }
