@@ -418,8 +418,8 @@ void writeHtml(const ReportData &D, std::ostream &OS) {
     ++Dots;
   }
   if (!Dots)
-    OS << fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"13\">no correct "
-                      "GPU runs yet</text>",
+    OS << fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"13\">no timed "
+                      "correct GPU runs yet</text>",
                       PL + 20, PH / 2);
   OS << "</svg>\n";
 
