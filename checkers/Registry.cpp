@@ -46,7 +46,8 @@ static bool globMatch(const char *P, const char *S) {
   return false;
 }
 
-bool isCheckEnabled(const std::string &Id, const std::string &Globs) {
+/// The patterns of a --checks value, trimmed and upper-cased.
+static std::vector<std::string> splitGlobs(const std::string &Globs) {
   std::vector<std::string> Items;
   std::stringstream SS(Globs);
   std::string Item;
@@ -60,6 +61,32 @@ bool isCheckEnabled(const std::string &Id, const std::string &Globs) {
       C = static_cast<char>(toupper(static_cast<unsigned char>(C)));
     Items.push_back(Item);
   }
+  return Items;
+}
+
+bool validateCheckGlobs(const std::string &Globs, std::string &Error) {
+  for (const std::string &I : splitGlobs(Globs)) {
+    std::string Pat = I[0] == '-' ? I.substr(1) : I;
+    bool Matched = false;
+    for (const auto &C : allCheckers())
+      Matched |= globMatch(Pat.c_str(), C->info().Id.c_str());
+    if (!Matched) {
+      Error = "--checks: '" + I + "' matches no check ID (pkbcheck checks " +
+              "lists them)";
+      return false;
+    }
+  }
+  for (const auto &C : allCheckers())
+    if (isCheckEnabled(C->info().Id, Globs))
+      return true;
+  Error = "--checks '" + Globs +
+          "' disables every checker; nothing would be "
+          "checked";
+  return false;
+}
+
+bool isCheckEnabled(const std::string &Id, const std::string &Globs) {
+  std::vector<std::string> Items = splitGlobs(Globs);
   bool AnyPositive = false;
   for (const std::string &I : Items)
     if (I[0] != '-')

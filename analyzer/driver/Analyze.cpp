@@ -1,6 +1,7 @@
 //===- Analyze.cpp - Analysis of one input file ---------------------------===//
 
 #include "Analyze.h"
+#include "ProcessPool.h"
 
 #include "pkb/Ingest.h"
 #include "pkb/ModelJson.h"
@@ -11,7 +12,10 @@
 #endif
 
 #include <chrono>
+#include <cstring>
 #include <exception>
+#include <functional>
+#include <pthread.h>
 
 using nlohmann::json;
 
@@ -38,15 +42,18 @@ static Diagnostic fileDiag(const std::string &Path, std::string Code,
 
 #ifdef PKB_HAVE_ANALYZER
 /// Reads \p Path and runs the front end on every CUDA unit it holds.
-/// Returns false when nothing could be parsed.
+/// Returns false when nothing could be parsed. \p InputError: the file could
+/// not be read or no unit parsed; \p ParseErrors: Clang reported an error
+/// (the file does not compile) in some unit.
 static bool buildModule(const std::string &Path, const AnalyzeOptions &Opts,
                         ModuleModel &M, std::vector<Diagnostic> &Diags,
-                        bool &InputError) {
+                        bool &InputError, bool &ParseErrors) {
   Input In = readInput(Path);
   Diags.insert(Diags.end(), In.Diags.begin(), In.Diags.end());
   M.File = Path;
   M.HostOps = In.HostOps;
   InputError = false;
+  ParseErrors = false;
   for (const Diagnostic &D : In.Diags)
     if (D.Sev == Severity::Error)
       InputError = true;
@@ -69,6 +76,9 @@ static bool buildModule(const std::string &Path, const AnalyzeOptions &Opts,
     FrontendResult FR = buildModels(U, FO);
     Diags.insert(Diags.end(), FR.Diags.begin(), FR.Diags.end());
     AnyParsed |= FR.Parsed;
+    for (const Diagnostic &D : FR.Diags)
+      if (D.Sev == Severity::Error)
+        ParseErrors = true;
     for (KernelModel &K : FR.Module.Kernels)
       M.Kernels.push_back(std::move(K));
   }
@@ -78,17 +88,84 @@ static bool buildModule(const std::string &Path, const AnalyzeOptions &Opts,
 }
 #endif
 
+/// Runs \p Fn on a new thread with a \p StackBytes stack and waits for it.
+/// Falls back to the calling thread when the thread cannot be created (the
+/// address-space limit may forbid the reservation).
+static void runOnLargeStack(size_t StackBytes,
+                            const std::function<void()> &Fn) {
+  pthread_attr_t Attr;
+  pthread_t T;
+  bool Ok = pthread_attr_init(&Attr) == 0 &&
+            pthread_attr_setstacksize(&Attr, StackBytes) == 0;
+  auto Trampoline = [](void *P) -> void * {
+    pthread_attr_t Self;
+    void *Low = nullptr;
+    size_t Size = 0;
+    if (pthread_getattr_np(pthread_self(), &Self) == 0) {
+      pthread_attr_getstack(&Self, &Low, &Size);
+      pthread_attr_destroy(&Self);
+      noteAnalysisStack(Low, Size);
+    }
+    (*static_cast<const std::function<void()> *>(P))();
+    noteAnalysisStack(nullptr, 0);
+    return nullptr;
+  };
+  Ok = Ok && pthread_create(&T, &Attr, Trampoline,
+                            const_cast<std::function<void()> *>(&Fn)) == 0;
+  pthread_attr_destroy(&Attr);
+  if (!Ok) {
+    Fn();
+    return;
+  }
+  pthread_join(T, nullptr);
+}
+
+static FileReport analyzeFileHere(const std::string &Path,
+                                  const AnalyzeOptions &Opts);
+
 FileReport analyzeFile(const std::string &Path, const AnalyzeOptions &Opts) {
+  FileReport R;
+  runOnLargeStack(kAnalysisStackBytes,
+                  [&] { R = analyzeFileHere(Path, Opts); });
+  return R;
+}
+
+FileReport dumpFile(const std::string &Path, const AnalyzeOptions &Opts) {
+  FileReport R;
+  R.Path = Path;
+  runOnLargeStack(kAnalysisStackBytes, [&] {
+    try {
+      ModuleModel M = dumpModel(Path, Opts, R.Diags);
+      R.Kernels = M.Kernels.size();
+      R.Model = toJson(M);
+      for (const Diagnostic &D : R.Diags)
+        if (D.Sev == Severity::Error && R.Status == "ok")
+          R.Status = D.Code == "parse-error" && !M.Kernels.empty()
+                         ? "parse-error"
+                         : "input-error";
+    } catch (const std::exception &E) {
+      R.Status = "crash";
+      R.Diags.push_back(fileDiag(Path, "internal-error", Severity::Error,
+                                 std::string("internal error: ") + E.what()));
+    }
+  });
+  return R;
+}
+
+static FileReport analyzeFileHere(const std::string &Path,
+                                  const AnalyzeOptions &Opts) {
   auto Start = std::chrono::steady_clock::now();
   FileReport R;
   R.Path = Path;
   try {
 #ifdef PKB_HAVE_ANALYZER
     ModuleModel M;
-    bool InputError = false;
-    buildModule(Path, Opts, M, R.Diags, InputError);
+    bool InputError = false, ParseErrors = false;
+    buildModule(Path, Opts, M, R.Diags, InputError, ParseErrors);
     if (InputError)
       R.Status = "input-error";
+    else if (ParseErrors)
+      R.Status = "parse-error";
     R.Kernels = M.Kernels.size();
     if (!M.Kernels.empty() || !M.HostOps.empty()) {
       CheckOptions CO;
@@ -102,6 +179,11 @@ FileReport analyzeFile(const std::string &Path, const AnalyzeOptions &Opts) {
         if (isCheckEnabled(C->info().Id, Opts.Checks))
           C->check(M, CO, R.Findings, R.Diags);
     }
+    mergeInstantiations(R.Findings);
+    dedupeDiagnostics(R.Diags);
+    for (const Diagnostic &D : R.Diags)
+      if (D.Code == "solver-unknown")
+        ++R.Undecided;
 #else
     (void)Opts;
     R.Status = "input-error";
@@ -114,9 +196,9 @@ FileReport analyzeFile(const std::string &Path, const AnalyzeOptions &Opts) {
     R.Diags.push_back(fileDiag(Path, "internal-error", Severity::Error,
                                std::string("internal error: ") + E.what()));
   }
-  R.Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                            Start)
-                  .count();
+  R.Seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
   return R;
 }
 
@@ -125,8 +207,8 @@ ModuleModel dumpModel(const std::string &Path, const AnalyzeOptions &Opts,
   ModuleModel M;
   M.File = Path;
 #ifdef PKB_HAVE_ANALYZER
-  bool InputError = false;
-  buildModule(Path, Opts, M, Diags, InputError);
+  bool InputError = false, ParseErrors = false;
+  buildModule(Path, Opts, M, Diags, InputError, ParseErrors);
 #else
   (void)Opts;
   Diags.push_back(fileDiag(Path, "no-analyzer", Severity::Error,
@@ -141,9 +223,13 @@ json toJson(const FileReport &R) {
     F.push_back(toJson(X));
   for (const Diagnostic &X : R.Diags)
     D.push_back(toJson(X));
-  return json{{"file", R.Path},      {"status", R.Status},
-              {"kernels", R.Kernels}, {"seconds", R.Seconds},
-              {"findings", F},        {"diagnostics", D}};
+  json J{{"file", R.Path},           {"status", R.Status},
+         {"kernels", R.Kernels},     {"seconds", R.Seconds},
+         {"undecided", R.Undecided}, {"findings", F},
+         {"diagnostics", D}};
+  if (!R.Model.is_null())
+    J["model"] = R.Model;
+  return J;
 }
 
 static Severity severityFromString(const std::string &S) {
@@ -160,21 +246,27 @@ FileReport fileReportFromJson(const json &J) {
   R.Status = J.value("status", "ok");
   R.Kernels = J.value("kernels", 0u);
   R.Seconds = J.value("seconds", 0.0);
+  R.Undecided = J.value("undecided", 0u);
+  if (J.contains("model"))
+    R.Model = J["model"];
   for (const json &X : J.value("findings", json::array())) {
     Finding F;
     F.CheckId = X.value("check", "");
     F.Sev = severityFromString(X.value("severity", "note"));
     F.Kernel = X.value("kernel", "");
-    F.Loc = SourceLoc{X.value("file", ""), X.value("line", 0u),
-                      X.value("col", 0u)};
+    F.Loc =
+        SourceLoc{X.value("file", ""), X.value("line", 0u), X.value("col", 0u)};
     F.Message = X.value("message", "");
     F.FixHint = X.value("fix", "");
     for (const json &Rel : X.value("related", json::array()))
-      F.Related.push_back(RelatedEvent{
-          Rel.value("role", ""),
-          SourceLoc{Rel.value("file", ""), Rel.value("line", 0u),
-                    Rel.value("col", 0u)},
-          Rel.value("text", "")});
+      F.Related.push_back(
+          RelatedEvent{Rel.value("role", ""),
+                       SourceLoc{Rel.value("file", ""), Rel.value("line", 0u),
+                                 Rel.value("col", 0u)},
+                       Rel.value("text", "")});
+    for (const json &K : X.value("also_in", json::array()))
+      if (K.is_string())
+        F.AlsoIn.push_back(K.get<std::string>());
     if (X.contains("witness") && X["witness"].is_object())
       for (auto It = X["witness"].begin(); It != X["witness"].end(); ++It)
         F.Witness[It.key()] =
@@ -185,8 +277,8 @@ FileReport fileReportFromJson(const json &J) {
     Diagnostic D;
     D.Code = X.value("code", "");
     D.Sev = severityFromString(X.value("severity", "note"));
-    D.Loc = SourceLoc{X.value("file", ""), X.value("line", 0u),
-                      X.value("col", 0u)};
+    D.Loc =
+        SourceLoc{X.value("file", ""), X.value("line", 0u), X.value("col", 0u)};
     D.Message = X.value("message", "");
     R.Diags.push_back(std::move(D));
   }

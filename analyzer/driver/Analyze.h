@@ -24,30 +24,55 @@ namespace pkb {
 struct AnalyzeOptions {
   std::string CudaPath;
   bool ForceShims = false;
-  std::vector<std::string> ExtraArgs;    ///< --extra-arg, for every file
-  std::shared_ptr<const CompileDb> Db;   ///< -p BUILD_DIR, or null
+  std::vector<std::string> ExtraArgs;  ///< --extra-arg, for every file
+  std::shared_ptr<const CompileDb> Db; ///< -p BUILD_DIR, or null
   std::vector<unsigned> WorldSizes = {2, 3, 4, 5, 6, 7, 8};
-  std::string Checks;                    ///< --checks globs
+  std::string Checks; ///< --checks globs
   std::string Topology = "h200x2-nvlink";
   unsigned SolverTimeoutMs = 2000;
 };
 
-/// Outcome of one file. Status: "ok" (analyzed; may have findings),
-/// "input-error" (could not be read or parsed at all), "crash", "timeout".
+/// Outcome of one file. Status:
+///   "ok"           analyzed (it may have findings);
+///   "parse-error"  Clang reported errors: the file does not compile (the
+///                  kernels that still parsed were checked, their findings
+///                  are kept), never a pass;
+///   "input-error"  could not be read, or held no CUDA that parses;
+///   "crash", "timeout", "memory-limit"  the analysis did not finish.
+/// Every status but "ok" is an input error (exit status 2, docs/cli.md).
 struct FileReport {
   std::string Path;
   std::string Status = "ok";
   unsigned Kernels = 0;
   double Seconds = 0;
+  /// Solver queries that ended unknown (time or budget limit): the file was
+  /// not fully checked, so a clean result is "not checked", never a pass.
+  unsigned Undecided = 0;
   std::vector<Finding> Findings;
   std::vector<Diagnostic> Diags;
+  /// `pkbcheck dump` only: the module model as JSON (schema
+  /// pkbcheck-model/1); null otherwise.
+  nlohmann::json Model;
 
   bool hasErrorFinding() const;
   bool hasInputError() const;
+  /// True when the analysis finished but some check was not decided.
+  bool notFullyChecked() const { return Status == "ok" && Undecided > 0; }
 };
 
-/// Analyzes one file in this process. Never throws.
+/// Analyzes one file in this process. Never throws. The Clang and solver
+/// work runs on a thread with a large stack (kAnalysisStackBytes), so deeply
+/// nested input exhausts a limit, not the process's 8 MiB main stack.
 FileReport analyzeFile(const std::string &Path, const AnalyzeOptions &Opts);
+
+/// Stack size of the analysis thread: 256 MiB of address space (only the
+/// pages touched are committed).
+inline constexpr size_t kAnalysisStackBytes = size_t(256) << 20;
+
+/// The work of `pkbcheck dump` for one file: FileReport::Model holds the
+/// model, Diags the diagnostics, Status as for analyzeFile (no checkers run).
+/// Runs on the large-stack thread like analyzeFile. Never throws.
+FileReport dumpFile(const std::string &Path, const AnalyzeOptions &Opts);
 
 /// Builds the model of one file (all units merged) for `pkbcheck dump`.
 /// Diagnostics go to \p Diags.

@@ -81,6 +81,14 @@ bool parseWorldSizes(const std::string &Spec, std::vector<unsigned> &Out,
   return true;
 }
 
+int checkExitStatus(const RunSummary &S) {
+  if (S.InputErrors)
+    return 2;
+  if (S.Errors)
+    return 1;
+  return S.NotChecked ? 3 : 0;
+}
+
 namespace {
 
 struct CheckArgs {
@@ -100,7 +108,44 @@ struct CheckArgs {
   unsigned SolverTimeoutMs = 2000;
   bool Progress = false;
   bool InProcess = false;
+  bool TimeoutGiven = false;   ///< --timeout given explicitly
+  bool MaxMemoryGiven = false; ///< --max-memory given explicitly
 };
+
+/// --timeout: a number of seconds in [0, 86400]; says what is wrong in words
+/// ("'abc' is not a number of seconds") instead of CLI11's range message.
+CLI::Validator secondsValidator() {
+  return CLI::Validator(
+      [](std::string &S) -> std::string {
+        char *End = nullptr;
+        double V = std::strtod(S.c_str(), &End);
+        if (S.empty() || End == S.c_str() || *End != '\0' || V != V)
+          return "'" + S + "' is not a number of seconds";
+        if (V < 0 || V > 86400)
+          return "'" + S + "' is outside 0..86400 seconds (0 = no limit)";
+        return "";
+      },
+      "SECONDS");
+}
+
+/// --max-memory: MiB, 0 (no limit) or at least 512 (the analyzer's own
+/// data at start, about 200 MiB, plus the 256 MiB analysis stack).
+CLI::Validator memoryValidator() {
+  return CLI::Validator(
+      [](std::string &S) -> std::string {
+        if (S.empty() ||
+            S.find_first_not_of("0123456789") != std::string::npos ||
+            S.size() > 9)
+          return "'" + S + "' is not a number of MiB";
+        unsigned long V = std::stoul(S);
+        if (V != 0 && V < 512)
+          return "'" + S +
+                 "' MiB is too small to start the analyzer "
+                 "(at least 512, or 0 for no limit)";
+        return "";
+      },
+      "MiB");
+}
 
 void addCommonOptions(CLI::App *C, CheckArgs &A) {
   C->add_option("--cuda-path", A.CudaPath,
@@ -111,32 +156,78 @@ void addCommonOptions(CLI::App *C, CheckArgs &A) {
               "is installed");
   C->add_option("-p,--build-path", A.CompileDbDir,
                 "Build directory holding compile_commands.json");
+  // One value per occurrence: `--extra-arg -DX file.cu` must leave file.cu
+  // to the positional paths.
   C->add_option("--extra-arg", A.ExtraArgs,
-                "Extra compiler argument for every file (repeatable)");
+                "Extra compiler argument for every file (repeatable, one "
+                "argument each: --extra-arg -DX --extra-arg -Iinc)")
+      ->expected(1)
+      ->allow_extra_args(false);
 }
 
-/// Prints a one-line progress bar on stderr.
+/// Prints a one-line progress bar on stderr: files done, files with errors,
+/// files not analyzed, and the file most recently started.
 class ProgressBar {
 public:
   explicit ProgressBar(size_t Total) : Total(Total) {}
-  void update(size_t Done, size_t Errors, size_t Failed) {
-    const int Width = 30;
-    int Filled = Total ? static_cast<int>(Width * Done / Total) : Width;
-    std::cerr << "\r[" << std::string(Filled, '#')
-              << std::string(Width - Filled, ' ') << "] " << Done << "/"
-              << Total << " files, " << Errors << " with errors, " << Failed
-              << " not analyzed" << std::flush;
+  void started(const std::string &Path) {
+    Current = Path;
+    draw();
   }
-  void finish() { std::cerr << "\n"; }
+  void update(size_t Done, size_t Errors, size_t Failed) {
+    this->Done = Done;
+    this->Errors = Errors;
+    this->Failed = Failed;
+    draw();
+  }
+  void finish() { std::cerr << "\r\033[K" << line() << "\n"; }
 
 private:
-  size_t Total;
+  std::string line() const {
+    const size_t Width = 30;
+    size_t Filled = Total ? Width * Done / Total : Width;
+    return fmt::format("[{}{}] {}/{} files, {} with errors, {} not analyzed",
+                       std::string(Filled, '#'),
+                       std::string(Width - Filled, ' '), Done, Total, Errors,
+                       Failed);
+  }
+  void draw() {
+    std::string Tail = Current.empty() ? "" : "  " + Current;
+    // Keep the line within a typical terminal: show the end of long paths.
+    if (Tail.size() > 60)
+      Tail = "  ..." + Tail.substr(Tail.size() - 55);
+    std::cerr << "\r\033[K" << line() << Tail << std::flush;
+  }
+  size_t Total, Done = 0, Errors = 0, Failed = 0;
+  std::string Current;
 };
+
+/// Refuses option combinations that cannot mean what the user asked for.
+/// Returns false with \p Error naming the options.
+bool checkOptionConflicts(const CheckArgs &A, std::string &Error) {
+  if (A.Shims && !A.CudaPath.empty()) {
+    Error = "--shims and --cuda-path exclude each other (--shims parses "
+            "with the bundled headers instead of a toolkit)";
+    return false;
+  }
+  if (A.InProcess && A.Jobs > 1) {
+    Error = "--in-process analyzes one file at a time in this process; it "
+            "excludes -j/--jobs > 1";
+    return false;
+  }
+  if (A.InProcess && (A.TimeoutGiven || A.MaxMemoryGiven)) {
+    Error = "--in-process has no per-file time or memory limit; it excludes "
+            "--timeout and --max-memory";
+    return false;
+  }
+  return true;
+}
 
 int runCheck(CheckArgs &A) {
   std::vector<unsigned> WorldSizes;
   std::string Error;
-  if (!parseWorldSizes(A.WorldSize, WorldSizes, Error)) {
+  if (!parseWorldSizes(A.WorldSize, WorldSizes, Error) ||
+      !checkOptionConflicts(A, Error)) {
     std::cerr << "pkbcheck: error: " << Error << "\n";
     return 2;
   }
@@ -159,7 +250,8 @@ int runCheck(CheckArgs &A) {
   Opts.Topology = A.Topology;
   Opts.SolverTimeoutMs = A.SolverTimeoutMs;
   Topology T;
-  if (!resolveTopology(A.Topology, T, Error)) {
+  if (!resolveTopology(A.Topology, T, Error) ||
+      !validateCheckGlobs(A.Checks, Error)) {
     std::cerr << "pkbcheck: error: " << Error << "\n";
     return 2;
   }
@@ -213,7 +305,11 @@ int runCheck(CheckArgs &A) {
       ++S.FilesWithErrors;
     if (R.hasInputError()) {
       ++S.InputErrors;
-      S.FailedFiles.push_back(R.Path);
+      S.FailedFiles.push_back(R.Path + " (" + R.Status + ")");
+    }
+    if (R.notFullyChecked()) {
+      ++S.NotChecked;
+      S.NotCheckedFiles.push_back(R.Path);
     }
     for (const Finding &F : R.Findings)
       (F.Sev == Severity::Error     ? S.Errors
@@ -232,6 +328,8 @@ int runCheck(CheckArgs &A) {
     PO.Jobs = A.Jobs;
     PO.TimeoutSeconds = A.Timeout;
     PO.MaxMemoryMiB = A.MaxMemory;
+    if (ShowProgress)
+      PO.OnStart = [&](size_t I) { Bar.started(Files[I]); };
     runInChildren(Files, PO, Work, OnDone);
   }
   if (ShowProgress)
@@ -242,15 +340,24 @@ int runCheck(CheckArgs &A) {
   Writer->end(S);
   if (!A.OutFile.empty() && A.Format != "text")
     std::cerr << fmt::format("pkbcheck: {} file(s), {} error(s), {} "
-                             "warning(s), {} input error(s); report in {}\n",
+                             "warning(s), {} input error(s), {} not fully "
+                             "checked; report in {}\n",
                              S.Files, S.Errors, S.Warnings, S.InputErrors,
-                             A.OutFile);
-  if (S.InputErrors)
+                             S.NotChecked, A.OutFile);
+  if (S.Files == 0) {
+    std::cerr << "pkbcheck: error: no file was analyzed (no input with a "
+                 "supported extension: .cu .cuh .cpp .cc .h .hpp .py)\n";
     return 2;
-  return S.Errors ? 1 : 0;
+  }
+  return checkExitStatus(S);
 #endif
 }
 
+/// `pkbcheck dump`: the model of \p File as JSON on stdout. The front end
+/// runs in a child process with the same time and memory limits as `check`,
+/// so a crash is reported as a diagnostic, not a dead process. Exit status:
+/// 0 model printed; 2 the file could not be read, parsed or analyzed (the
+/// JSON still says why).
 int runDump(CheckArgs &A, const std::string &File) {
 #ifndef PKB_HAVE_ANALYZER
   (void)A;
@@ -258,6 +365,11 @@ int runDump(CheckArgs &A, const std::string &File) {
   std::cerr << "pkbcheck: error: this build has no analyzer\n";
   return 2;
 #else
+  std::string Error;
+  if (!checkOptionConflicts(A, Error)) {
+    std::cerr << "pkbcheck: error: " << Error << "\n";
+    return 2;
+  }
   AnalyzeOptions Opts;
   Opts.CudaPath = A.CudaPath;
   Opts.ForceShims = A.Shims;
@@ -265,20 +377,37 @@ int runDump(CheckArgs &A, const std::string &File) {
   std::vector<Diagnostic> Diags;
   if (!A.CompileDbDir.empty()) {
     auto Db = CompileDb::load(A.CompileDbDir, Diags);
-    if (Db)
-      Opts.Db = std::make_shared<const CompileDb>(std::move(*Db));
+    if (!Db) {
+      for (const Diagnostic &D : Diags)
+        std::cerr << fmt::format("{}:{}: error: {}\n", D.Loc.File, D.Loc.Line,
+                                 D.Message);
+      return 2;
+    }
+    Opts.Db = std::make_shared<const CompileDb>(std::move(*Db));
   }
-  ModuleModel M = dumpModel(File, Opts, Diags);
-  nlohmann::json J = toJson(M);
+  PoolOptions PO;
+  PO.TimeoutSeconds = A.Timeout;
+  PO.MaxMemoryMiB = A.MaxMemory;
+  FileReport R;
+  runInChildren(
+      {File}, PO, [&](const std::string &P) { return dumpFile(P, Opts); },
+      [&](size_t, FileReport Done) { R = std::move(Done); });
+  nlohmann::json J = R.Model.is_object() ? R.Model : nlohmann::json::object();
+  if (!J.contains("file"))
+    J["file"] = File;
+  J["status"] = R.Status;
   nlohmann::json D = nlohmann::json::array();
-  bool Failed = false;
-  for (const Diagnostic &X : Diags) {
+  for (const Diagnostic &X : Diags)
     D.push_back(toJson(X));
-    Failed |= X.Sev == Severity::Error;
-  }
+  for (const Diagnostic &X : R.Diags)
+    D.push_back(toJson(X));
   J["diagnostics"] = D;
   std::cout << J.dump(2) << "\n";
-  return Failed && M.Kernels.empty() ? 2 : 0;
+  for (const Diagnostic &X : R.Diags)
+    if (X.Sev == Severity::Error)
+      std::cerr << fmt::format("{}:{}:{}: error: {} [{}]\n", X.Loc.File,
+                               X.Loc.Line, X.Loc.Col, X.Message, X.Code);
+  return R.Status == "ok" ? 0 : 2;
 #endif
 }
 
@@ -384,15 +513,18 @@ void addAnalyzerCommands(CLI::App &App, int &ExitCode) {
   Check->add_option("-j,--jobs", A->Jobs, "Files analyzed in parallel")
       ->check(CLI::Range(1u, 256u))
       ->capture_default_str();
-  Check
-      ->add_option("--timeout", A->Timeout,
-                   "Wall-clock seconds per file (0 = none)")
-      ->check(CLI::Range(0.0, 86400.0))
-      ->capture_default_str();
-  Check
-      ->add_option("--max-memory", A->MaxMemory,
-                   "Address-space limit per file in MiB (0 = none)")
-      ->capture_default_str();
+  CLI::Option *TimeoutOpt =
+      Check
+          ->add_option("--timeout", A->Timeout,
+                       "Wall-clock seconds per file (0 = none)")
+          ->check(secondsValidator())
+          ->capture_default_str();
+  CLI::Option *MemOpt =
+      Check
+          ->add_option("--max-memory", A->MaxMemory,
+                       "Memory (data segment) limit per file in MiB (0 = none)")
+          ->check(memoryValidator())
+          ->capture_default_str();
   Check->add_option("--checks", A->Checks,
                     "Comma-separated globs of check IDs; -ID disables "
                     "(e.g. 'ORD-*,-ORD-004')");
@@ -409,7 +541,11 @@ void addAnalyzerCommands(CLI::App &App, int &ExitCode) {
                   "Show a progress bar on a terminal");
   Check->add_flag("--in-process", A->InProcess,
                   "Analyze in this process (debugging; no crash isolation)");
-  Check->callback([A, &ExitCode] { ExitCode = runCheck(*A); });
+  Check->callback([A, TimeoutOpt, MemOpt, &ExitCode] {
+    A->TimeoutGiven = TimeoutOpt->count() > 0;
+    A->MaxMemoryGiven = MemOpt->count() > 0;
+    ExitCode = runCheck(*A);
+  });
 
   auto File = std::make_shared<std::string>();
   CLI::App *Dump =
@@ -457,7 +593,8 @@ void addAnalyzerCommands(CLI::App &App, int &ExitCode) {
   Eval->add_option("--shard", *Shard, "Take every N-th candidate: I/N");
   Eval->add_option("-j,--jobs", EA->Jobs, "Static analyses in parallel")
       ->check(CLI::Range(1u, 256u));
-  Eval->add_option("--timeout", EA->Timeout, "Static seconds per file");
+  Eval->add_option("--timeout", EA->Timeout, "Static seconds per file")
+      ->check(secondsValidator());
   Eval->add_option("--world-size", EA->WorldSize, "World sizes to check");
   Eval->add_option("--checks", EA->Checks, "Check ID globs");
   Eval->add_option("--topology", EA->Topology, "Target topology");

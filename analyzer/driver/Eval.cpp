@@ -81,6 +81,7 @@ static const std::pair<EvalClass, const char *> ClassNames[] = {
     {EvalClass::CorrectUntimed, "correct-untimed"},
     {EvalClass::StaticFlagged, "static-flagged"},
     {EvalClass::StaticClean, "static-clean"},
+    {EvalClass::StaticIncomplete, "static-incomplete"},
     {EvalClass::NotAnalyzed, "not-analyzed"},
 };
 
@@ -245,15 +246,25 @@ json staticPart(const FileReport &R) {
   return J;
 }
 
+/// The static gate of a record (docs/eval.md): "unscreened" (no analyzer
+/// in this build), "compile-error" (the file does not compile: never a
+/// pass), "not-analyzed" (unreadable, crash, timeout, memory limit),
+/// "flagged" (error-level findings), "incomplete" (no error, but some check
+/// undecided), "pass".
 std::string gateOf(const json &Static) {
   // A build without the analyzer (a GPU machine) cannot screen: such
   // candidates are run unscreened rather than dropped.
   for (const json &D : Static.value("diagnostics", json::array()))
     if (D.value("code", "") == "no-analyzer")
       return "unscreened";
-  if (Static.value("status", "ok") != "ok")
+  std::string Status = Static.value("status", "ok");
+  if (Status == "parse-error")
+    return "compile-error";
+  if (Status != "ok")
     return "not-analyzed";
-  return Static.value("errors", 0) > 0 ? "flagged" : "pass";
+  if (Static.value("errors", 0) > 0)
+    return "flagged";
+  return Static.value("undecided", 0) > 0 ? "incomplete" : "pass";
 }
 
 void finishRecord(json &Rec) {
@@ -263,9 +274,11 @@ void finishRecord(json &Rec) {
     C = classifyDynamic(Dyn);
   } else {
     std::string Gate = Rec.value("gate", "pass");
-    C = Gate == "flagged" ? EvalClass::StaticFlagged
-        : Gate == "pass"  ? EvalClass::StaticClean
-                          : EvalClass::NotAnalyzed;
+    C = Gate == "flagged"         ? EvalClass::StaticFlagged
+        : Gate == "pass"          ? EvalClass::StaticClean
+        : Gate == "incomplete"    ? EvalClass::StaticIncomplete
+        : Gate == "compile-error" ? EvalClass::CompileError
+                                  : EvalClass::NotAnalyzed;
   }
   Rec["class"] = toString(C);
   json Explained = json::array();
@@ -399,18 +412,23 @@ int runEval(const EvalOptions &Opts, const DynamicRunner &Runner,
       continue;
     }
     std::string Gate = Rec.value("gate", "pass");
-    bool Eligible = Gate == "pass" || Gate == "unscreened" ||
-                    (Opts.RunAll && Gate == "flagged");
+    // Undecided checks are no finding: such candidates go to the GPU like
+    // passes. A file that does not compile runs only with --run-all.
+    bool Eligible =
+        Gate == "pass" || Gate == "unscreened" || Gate == "incomplete" ||
+        (Opts.RunAll && (Gate == "flagged" || Gate == "compile-error"));
     json Dyn{{"ran", false}};
     bool Complete = true;
     if (Opts.StaticOnly) {
       Dyn["reason"] = "--static-only";
       Complete = false;
     } else if (!Eligible) {
-      Dyn["reason"] = Gate == "flagged"
-                          ? "gated: static error-level findings (--run-all "
-                            "runs it anyway)"
-                          : "static analysis could not analyze it";
+      Dyn["reason"] =
+          Gate == "flagged" ? "gated: static error-level findings (--run-all "
+                              "runs it anyway)"
+          : Gate == "compile-error"
+              ? "gated: the file does not compile (--run-all runs it anyway)"
+              : "static analysis could not analyze it";
     } else if (fs::path(C.Path).extension() == ".py") {
       Dyn["reason"] = "ParallelKernelBench Python candidates are screened "
                       "statically only";

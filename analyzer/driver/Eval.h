@@ -55,7 +55,10 @@ enum class EvalClass {
   CorrectUntimed,
   StaticFlagged, ///< not run: static error-level findings (the gate)
   StaticClean,   ///< not run (no GPU stage): static analysis found no error
-  NotAnalyzed,   ///< static stage could not analyze it and it was not run
+  /// Not run (no GPU stage): no error found, but some check was not decided
+  /// within the solver limits, so the static stage is no pass either.
+  StaticIncomplete,
+  NotAnalyzed, ///< static stage could not analyze it and it was not run
 };
 
 /// Stable name of a class as written in records ("compile-error", ...).

@@ -62,11 +62,14 @@ public:
   void end(const RunSummary &S) override {
     OS << fmt::format("pkbcheck: {} file(s), {} error(s), {} warning(s), "
                       "{} note(s); {} file(s) with errors, {} input "
-                      "error(s); {:.2f} s\n",
-                      S.Files, S.Errors, S.Warnings, S.Notes,
-                      S.FilesWithErrors, S.InputErrors, S.Seconds);
+                      "error(s), {} not fully checked; {:.2f} s\n",
+                      S.Files, S.Errors, S.Warnings, S.Notes, S.FilesWithErrors,
+                      S.InputErrors, S.NotChecked, S.Seconds);
     for (const std::string &F : S.FailedFiles)
-      OS << "pkbcheck: not analyzed: " << F << "\n";
+      OS << "pkbcheck: input error: " << F << "\n";
+    for (const std::string &F : S.NotCheckedFiles)
+      OS << "pkbcheck: not checked (solver limit; raise --solver-timeout): "
+         << F << "\n";
     OS.flush();
   }
 
@@ -105,8 +108,10 @@ public:
                {"errors", S.Errors},
                {"warnings", S.Warnings},
                {"notes", S.Notes},
+               {"not_fully_checked", S.NotChecked},
                {"seconds", S.Seconds},
-               {"not_analyzed", S.FailedFiles}}
+               {"not_analyzed", S.FailedFiles},
+               {"not_checked", S.NotCheckedFiles}}
               .dump()
        << "}\n";
     OS.flush();
@@ -153,16 +158,15 @@ public:
     for (size_t I = 0; I < Rules.size(); ++I) {
       const CheckInfo &R = Rules[I];
       RuleIndex[R.Id] = I;
-      RuleArr.push_back(
-          {{"id", R.Id},
-           {"name", R.Name},
-           {"shortDescription", {{"text", R.Summary}}},
-           {"fullDescription", {{"text", R.Summary}}},
-           {"helpUri", R.HelpUri},
-           {"help",
-            {{"text", R.Summary + " See " + R.HelpUri},
-             {"markdown",
-              R.Summary + " See [" + R.Id + "](" + R.HelpUri + ")."}}}});
+      RuleArr.push_back({{"id", R.Id},
+                         {"name", R.Name},
+                         {"shortDescription", {{"text", R.Summary}}},
+                         {"fullDescription", {{"text", R.Summary}}},
+                         {"helpUri", R.HelpUri},
+                         {"help",
+                          {{"text", R.Summary + " See " + R.HelpUri},
+                           {"markdown", R.Summary + " See [" + R.Id + "](" +
+                                            R.HelpUri + ")."}}}});
     }
     json Tool{{"driver",
                {{"name", "pkbcheck"},
@@ -176,23 +180,22 @@ public:
   }
   void file(const FileReport &R) override {
     for (const Finding &F : R.Findings) {
-      json Res{{"ruleId", F.CheckId},
-               {"level", sarifLevel(F.Sev)},
-               {"message",
-                {{"text", F.Message + (F.FixHint.empty()
-                                           ? ""
-                                           : " Fix: " + F.FixHint)}}},
-               {"locations", json::array({sarifLocation(F.Loc)})}};
+      json Res{
+          {"ruleId", F.CheckId},
+          {"level", sarifLevel(F.Sev)},
+          {"message",
+           {{"text",
+             F.Message + (F.FixHint.empty() ? "" : " Fix: " + F.FixHint)}}},
+          {"locations", json::array({sarifLocation(F.Loc)})}};
       auto It = RuleIndex.find(F.CheckId);
       if (It != RuleIndex.end())
         Res["ruleIndex"] = It->second;
       json Rel = json::array();
       for (size_t I = 0; I < F.Related.size(); ++I) {
-        json L = sarifLocation(F.Related[I].Loc,
-                               F.Related[I].Role +
-                                   (F.Related[I].Text.empty()
-                                        ? ""
-                                        : ": " + F.Related[I].Text));
+        json L = sarifLocation(
+            F.Related[I].Loc,
+            F.Related[I].Role +
+                (F.Related[I].Text.empty() ? "" : ": " + F.Related[I].Text));
         L["id"] = I;
         Rel.push_back(L);
       }

@@ -24,8 +24,11 @@ struct RunSummary {
   size_t FilesWithErrors = 0; ///< files with error-level findings
   size_t InputErrors = 0;     ///< unreadable / unparsable / crash / timeout
   size_t Errors = 0, Warnings = 0, Notes = 0;
+  /// Files analyzed but not fully checked (a solver query ended unknown).
+  size_t NotChecked = 0;
   double Seconds = 0;
-  std::vector<std::string> FailedFiles; ///< paths with Status != "ok"
+  std::vector<std::string> FailedFiles;     ///< "path (status)", Status != "ok"
+  std::vector<std::string> NotCheckedFiles; ///< paths counted in NotChecked
 };
 
 /// Streaming report writer.

@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <new>
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -56,7 +57,122 @@ FileReport failedReport(const std::string &Path, const std::string &Status,
   return R;
 }
 
+/// What the child writes to its pipe if it runs out of memory or stack:
+/// built before the work starts, because nothing can be allocated when it is
+/// needed.
+const std::string *OomReport = nullptr;
+const std::string *StackReport = nullptr;
+int ReportFd = -1;
+size_t OomLimitBytes = 0;
+const char *volatile StackLow = nullptr;
+volatile size_t StackBytes = 0;
+
+[[noreturn]] void writeAndExit(const std::string *Report) {
+  if (Report && ReportFd >= 0)
+    writeAll(ReportFd, *Report);
+  ::_exit(0);
+}
+
+[[noreturn]] void writeOomAndExit() { writeAndExit(OomReport); }
+
+/// True when this process's data size is within 64 MiB of the limit: a
+/// crash there is almost surely an allocation that failed (LLVM and Z3
+/// abort, or dereference a null mapping, when memory runs out).
+bool nearDataLimit() {
+  int Fd = ::open("/proc/self/statm", O_RDONLY);
+  if (Fd < 0)
+    return false;
+  char Buf[64];
+  ssize_t N = ::read(Fd, Buf, sizeof(Buf) - 1);
+  ::close(Fd);
+  if (N <= 0)
+    return false;
+  Buf[N] = 0;
+  // statm: size resident shared text lib data dt (pages); data is field 6.
+  size_t Field[6] = {0, 0, 0, 0, 0, 0};
+  unsigned I = 0;
+  for (char *P = Buf; *P && I < 6; ++P) {
+    if (*P >= '0' && *P <= '9')
+      Field[I] = Field[I] * 10 + static_cast<size_t>(*P - '0');
+    else if (*P == ' ')
+      ++I;
+  }
+  size_t Bytes = Field[5] * static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  return OomLimitBytes && Bytes + (size_t(64) << 20) >= OomLimitBytes;
+}
+
+void crashHandler(int Sig, siginfo_t *Info, void *) {
+  const char *Addr = static_cast<const char *>(Info ? Info->si_addr : nullptr);
+  const char *Low = StackLow;
+  // A fault up to 16 MiB below, or 64 KiB above, the bottom of the
+  // analysis thread's stack is the recursion running out of stack (the
+  // guard area below the stack is unmapped; a large frame can skip past
+  // its first page, as Clang's parser frames do).
+  if ((Sig == SIGSEGV || Sig == SIGBUS) && Low && Addr &&
+      Addr + (16 << 20) >= Low && Addr < Low + (64 << 10))
+    writeAndExit(StackReport);
+  if (nearDataLimit())
+    writeOomAndExit();
+  ::signal(Sig, SIG_DFL);
+  ::raise(Sig);
+}
+
+/// In the child: reports running out of the --max-memory data limit as
+/// "memory-limit" rather than as the crash it causes (bad_alloc, an LLVM
+/// "out of memory" abort, or a SIGSEGV on a failed mapping), and running
+/// out of the analysis thread's stack as "nesting-too-deep".
+void installCrashReporting(const std::string &Path, unsigned LimitMiB, int Fd) {
+  static std::string Oom, Stack;
+  Oom = toJson(failedReport(Path, "memory-limit", "memory-limit",
+                            "analysis exceeded the memory limit of " +
+                                std::to_string(LimitMiB) +
+                                " MiB and was stopped (--max-memory); other "
+                                "files are unaffected",
+                            0))
+            .dump();
+  Stack =
+      toJson(failedReport(Path, "input-error", "nesting-too-deep",
+                          "the input nests too deeply: the parser's recursion "
+                          "exhausted the analysis stack of " +
+                              std::to_string(kAnalysisStackBytes >> 20) +
+                              " MiB (an expression or statement with tens of "
+                              "thousands of nested operators?)",
+                          0))
+          .dump();
+  OomReport = LimitMiB ? &Oom : nullptr;
+  StackReport = &Stack;
+  ReportFd = Fd;
+  OomLimitBytes = size_t(LimitMiB) << 20;
+  if (LimitMiB)
+    std::set_new_handler([] { writeOomAndExit(); });
+  static char AltStack[1 << 16];
+  stack_t SS{};
+  SS.ss_sp = AltStack;
+  SS.ss_size = sizeof(AltStack);
+  ::sigaltstack(&SS, nullptr);
+  struct sigaction SA{};
+  SA.sa_sigaction = crashHandler;
+  SA.sa_flags = SA_ONSTACK | SA_SIGINFO;
+  sigemptyset(&SA.sa_mask);
+  for (int Sig : {SIGSEGV, SIGBUS, SIGABRT})
+    ::sigaction(Sig, &SA, nullptr);
+}
+
 } // namespace
+
+void noteAnalysisStack(const void *Low, size_t Bytes) {
+  StackLow = static_cast<const char *>(Low);
+  StackBytes = Bytes;
+  if (!Low)
+    return;
+  // Alternate signal stacks are per thread: the crash handler must be able
+  // to run when this thread's own stack is exhausted.
+  static char AltStack[1 << 16];
+  stack_t SS{};
+  SS.ss_sp = AltStack;
+  SS.ss_size = sizeof(AltStack);
+  ::sigaltstack(&SS, nullptr);
+}
 
 void runInChildren(const std::vector<std::string> &Paths,
                    const PoolOptions &Opts,
@@ -71,37 +187,45 @@ void runInChildren(const std::vector<std::string> &Paths,
   auto Spawn = [&](size_t Index) {
     int Fds[2];
     Started[Index] = Clock::now();
+    if (Opts.OnStart)
+      Opts.OnStart(Index);
     if (::pipe(Fds) != 0) {
-      OnDone(Index, failedReport(Paths[Index], "crash", "internal-error",
-                                 std::string("pipe failed: ") +
-                                     std::strerror(errno),
-                                 0));
+      OnDone(Index,
+             failedReport(Paths[Index], "crash", "internal-error",
+                          std::string("pipe failed: ") + std::strerror(errno),
+                          0));
       return;
     }
     pid_t Pid = ::fork();
     if (Pid < 0) {
       ::close(Fds[0]);
       ::close(Fds[1]);
-      OnDone(Index, failedReport(Paths[Index], "crash", "internal-error",
-                                 std::string("fork failed: ") +
-                                     std::strerror(errno),
-                                 0));
+      OnDone(Index,
+             failedReport(Paths[Index], "crash", "internal-error",
+                          std::string("fork failed: ") + std::strerror(errno),
+                          0));
       return;
     }
     if (Pid == 0) {
       ::close(Fds[0]);
+      installCrashReporting(Paths[Index], Opts.MaxMemoryMiB, Fds[1]);
       if (Opts.MaxMemoryMiB) {
+        // RLIMIT_DATA (heap, anonymous mappings, thread stacks) rather than
+        // RLIMIT_AS: the address space of the mapped LLVM, Clang and Z3
+        // libraries alone exceeds 1 GiB, so an AS limit says little.
         rlimit L;
         L.rlim_cur = L.rlim_max = rlim_t(Opts.MaxMemoryMiB) << 20;
-        ::setrlimit(RLIMIT_AS, &L);
+        ::setrlimit(RLIMIT_DATA, &L);
       }
       std::string Out;
       try {
         Out = toJson(Work(Paths[Index])).dump();
       } catch (const std::bad_alloc &) {
+        if (OomReport)
+          writeOomAndExit();
         Out = toJson(failedReport(Paths[Index], "crash", "out-of-memory",
-                                  "analysis ran out of memory",
-                                  0)).dump();
+                                  "analysis ran out of memory", 0))
+                  .dump();
       } catch (const std::exception &E) {
         Out = toJson(failedReport(Paths[Index], "crash", "internal-error",
                                   E.what(), 0))
@@ -135,12 +259,11 @@ void runInChildren(const std::vector<std::string> &Paths,
     double Secs =
         std::chrono::duration<double>(Clock::now() - Started[C.Index]).count();
     if (C.TimedOut) {
-      OnDone(C.Index,
-             failedReport(Path, "timeout", "timeout",
-                          "analysis exceeded the time limit of " +
-                              std::to_string(Opts.TimeoutSeconds) +
-                              " s and was stopped (--timeout)",
-                          Secs));
+      OnDone(C.Index, failedReport(Path, "timeout", "timeout",
+                                   "analysis exceeded the time limit of " +
+                                       std::to_string(Opts.TimeoutSeconds) +
+                                       " s and was stopped (--timeout)",
+                                   Secs));
       return;
     }
     if (WIFSIGNALED(Status)) {

@@ -21,8 +21,16 @@ namespace pkb {
 struct PoolOptions {
   unsigned Jobs = 1;           ///< children at once (>= 1)
   double TimeoutSeconds = 120; ///< wall-clock limit per file; 0 = none
-  unsigned MaxMemoryMiB = 0;   ///< RLIMIT_AS per child; 0 = unlimited
+  unsigned MaxMemoryMiB = 0;   ///< RLIMIT_DATA per child (MiB); 0 = unlimited
+  /// Called in the parent with a path's index when its child starts.
+  std::function<void(size_t)> OnStart;
 };
+
+/// Records the stack of the thread that does the analysis work (see
+/// analyzeFile), so that a crash on its guard page can be reported as
+/// "nesting-too-deep" (the input nests deeper than the parser's recursion can
+/// go) instead of a plain segmentation fault. Async-signal-safe to read.
+void noteAnalysisStack(const void *Low, size_t Bytes);
 
 /// Analyzes every path with \p Work in child processes and calls \p OnDone
 /// in the parent, in completion order, with the path's index and report. A

@@ -106,7 +106,8 @@ const char *classColor(const std::string &C) {
       {"cross-call-race", "#e377c2"}, {"unwritten-output", "#17becf"},
       {"correct-slower", "#98df8a"},  {"correct-faster", "#2ca02c"},
       {"correct-untimed", "#c5e8b7"}, {"static-flagged", "#ff9896"},
-      {"static-clean", "#aec7e8"},    {"not-analyzed", "#c7c7c7"}};
+      {"static-clean", "#aec7e8"},    {"static-incomplete", "#dbdb8d"},
+      {"not-analyzed", "#c7c7c7"}};
   auto It = Colors.find(C);
   return It == Colors.end() ? "#000000" : It->second;
 }
@@ -156,7 +157,8 @@ bool loadReport(const std::vector<std::string> &Files, ReportData &Out,
         EvalClass::CrossCallRace, EvalClass::UnwrittenOutput,
         EvalClass::CorrectSlower, EvalClass::CorrectFaster,
         EvalClass::CorrectUntimed, EvalClass::StaticFlagged,
-        EvalClass::StaticClean, EvalClass::NotAnalyzed})
+        EvalClass::StaticClean, EvalClass::StaticIncomplete,
+        EvalClass::NotAnalyzed})
     Out.Classes.push_back(toString(C));
 
   std::map<std::string, std::vector<const json *>> PerSet;
@@ -182,7 +184,7 @@ bool loadReport(const std::vector<std::string> &Files, ReportData &Out,
       bool Failed = Cls && isDynamicFailure(*Cls);
       if (Gate == "flagged")
         ++(Failed ? Out.TP : Out.FP);
-      else if (Gate == "pass")
+      else if (Gate == "pass" || Gate == "incomplete")
         ++(Failed ? Out.FN : Out.TN);
     } else if (Gate == "flagged") {
       ++Out.Gated;

@@ -17,6 +17,8 @@
 #include "clang/Basic/Version.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
+#include "clang/Lex/PPCallbacks.h"
+#include "clang/Lex/Preprocessor.h"
 #include "clang/Tooling/Tooling.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Config/llvm-config.h"
@@ -239,6 +241,13 @@ public:
       ++Suppressed;
       return;
     }
+    if (Info.getID() == diag::err_pp_include_too_deep) {
+      D.Code = "include-too-deep";
+      D.Sev = Severity::Error;
+      D.Message += " (a recursive #include without an include guard?)";
+      Diags.push_back(std::move(D));
+      return;
+    }
     D.Code = "parse-error";
     D.Sev = SawMissingInclude ? Severity::Warning : Severity::Error;
     if (SawMissingInclude)
@@ -410,6 +419,61 @@ private:
   RunState &S;
 };
 
+/// Stops a runaway preprocessor (a "macro bomb": macros that expand to
+/// several copies of the previous one) after MaxExpansions macro
+/// expansions: it records a "macro-expansion-limit" error at the expansion
+/// that crossed the limit and ends the token stream there (an end-of-file
+/// token is entered, so the parser stops at once). Clang itself has no such
+/// limit; real translation units, the CUDA toolkit headers included, stay
+/// far below it (docs/cli.md gives the figure).
+class ExpansionGuard : public PPCallbacks {
+public:
+  static constexpr unsigned long MaxExpansions = 20'000'000;
+
+  ExpansionGuard(Preprocessor &PP, const CudaUnit &Unit,
+                 std::vector<pkb::Diagnostic> &Diags)
+      : PP(PP), Unit(Unit), Diags(Diags) {}
+
+  /// With PKB_FRONTEND_TRACE set, prints the unit's expansion count.
+  ~ExpansionGuard() override {
+    if (std::getenv("PKB_FRONTEND_TRACE"))
+      llvm::errs() << "[frontend] " << Count << " macro expansions\n";
+  }
+
+  void MacroExpands(const Token &Name, const MacroDefinition &,
+                    SourceRange Range, const MacroArgs *) override {
+    if (++Count != MaxExpansions + 1)
+      return;
+    pkb::Diagnostic D;
+    D.Code = "macro-expansion-limit";
+    D.Sev = Severity::Error;
+    fe::LocMapper M(PP.getSourceManager(), Unit);
+    D.Loc = M.map(Range.getBegin());
+    if (!D.Loc.isValid())
+      D.Loc =
+          SourceLoc{Unit.Map.File.empty() ? Unit.Name : Unit.Map.File, 1, 1};
+    IdentifierInfo *II = Name.getIdentifierInfo();
+    D.Message = "more than " + std::to_string(MaxExpansions) +
+                " macro expansions (last: '" +
+                (II ? II->getName().str() : std::string("?")) +
+                "'): a macro that expands exponentially? Preprocessing "
+                "stopped here";
+    Diags.push_back(std::move(D));
+    Stop.startToken();
+    Stop.setKind(tok::eof);
+    Stop.setLocation(Name.getLocation());
+    PP.EnterTokenStream(llvm::ArrayRef<Token>(&Stop, 1),
+                        /*DisableMacroExpansion=*/true, /*IsReinject=*/false);
+  }
+
+private:
+  Preprocessor &PP;
+  const CudaUnit &Unit;
+  std::vector<pkb::Diagnostic> &Diags;
+  unsigned long Count = 0;
+  Token Stop;
+};
+
 class ModelAction : public ASTFrontendAction {
 public:
   ModelAction(RunState &S, RecordingConsumer &RC) : S(S), RC(RC) {}
@@ -428,6 +492,8 @@ protected:
                   SourceLocation());
     D.setFatalsAsError(true);
     D.setErrorLimit(0);
+    CI.getPreprocessor().addPPCallbacks(std::make_unique<ExpansionGuard>(
+        CI.getPreprocessor(), S.Unit, RC.Diags));
     return true;
   }
 
@@ -482,9 +548,10 @@ FrontendResult buildModels(const CudaUnit &Unit, const FrontendOptions &Opts) {
                                    "--cuda-device-only"};
   Args.push_back("--cuda-gpu-arch=" +
                  (Opts.GpuArch.empty() ? std::string("sm_90a") : Opts.GpuArch));
-  Args.insert(Args.end(), {"-std=c++17", "-nocudalib", "-ferror-limit=0",
-                           "-fno-color-diagnostics", "-w",
-                           "-Wno-unknown-cuda-version", "-D__PKBCHECK__=1"});
+  Args.insert(Args.end(),
+              {"-std=c++17", "-nocudalib", "-ferror-limit=0",
+               "-fno-color-diagnostics", "-fno-caret-diagnostics", "-w",
+               "-Wno-unknown-cuda-version", "-D__PKBCHECK__=1"});
   if (!Res.empty())
     Args.push_back("-resource-dir=" + Res);
   if (!Toolkit.empty()) {

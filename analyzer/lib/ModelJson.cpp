@@ -162,6 +162,8 @@ json toJson(const Finding &F) {
          {"related", Rel}};
   if (!F.Witness.empty())
     J["witness"] = F.Witness;
+  if (!F.AlsoIn.empty())
+    J["also_in"] = F.AlsoIn;
   return J;
 }
 

@@ -42,9 +42,9 @@ TEST(WorldSizes, RejectsMalformed) {
 }
 
 TEST(CompileDb, SplitsShellCommands) {
-  EXPECT_EQ(CompileDb::splitCommand("nvcc -I a -DX=\"1 2\" 'b c' d\\ e"),
-            (std::vector<std::string>{"nvcc", "-I", "a", "-DX=1 2", "b c",
-                                      "d e"}));
+  EXPECT_EQ(
+      CompileDb::splitCommand("nvcc -I a -DX=\"1 2\" 'b c' d\\ e"),
+      (std::vector<std::string>{"nvcc", "-I", "a", "-DX=1 2", "b c", "d e"}));
 }
 
 TEST(CompileDb, KeepsParserFlagsOnly) {
@@ -53,10 +53,10 @@ TEST(CompileDb, KeepsParserFlagsOnly) {
        "-DFOO=1", "-D", "BAR", "--define-macro=BAZ", "-O3", "-std=c++17",
        "-arch=sm_90a", "-c", "k.cu", "-o", "k.o", "--include-path=p2"},
       "/build");
-  EXPECT_EQ(F, (std::vector<std::string>{
-                   "-I", "/build/inc", "-I", "/build/abs/x", "-isystem",
-                   "/sys", "-DFOO=1", "-DBAR", "-DBAZ", "-std=c++17", "-I",
-                   "/build/p2"}));
+  EXPECT_EQ(
+      F, (std::vector<std::string>{"-I", "/build/inc", "-I", "/build/abs/x",
+                                   "-isystem", "/sys", "-DFOO=1", "-DBAR",
+                                   "-DBAZ", "-std=c++17", "-I", "/build/p2"}));
 }
 
 TEST(CompileDb, LoadsEntriesAndReportsBadJson) {
@@ -72,11 +72,13 @@ TEST(CompileDb, LoadsEntriesAndReportsBadJson) {
   ASSERT_TRUE(Db.has_value());
   auto Flags = Db->flagsFor((Dir / "k.cu").string());
   ASSERT_TRUE(Flags.has_value());
-  EXPECT_EQ(*Flags, (std::vector<std::string>{
-                        "-I", (Dir / "inc").string(), "-DX"}));
+  EXPECT_EQ(*Flags,
+            (std::vector<std::string>{"-I", (Dir / "inc").string(), "-DX"}));
   EXPECT_FALSE(Db->flagsFor((Dir / "other.cu").string()).has_value());
 
-  { std::ofstream(Dir / "compile_commands.json") << "[\n{\"file\": \n"; }
+  {
+    std::ofstream(Dir / "compile_commands.json") << "[\n{\"file\": \n";
+  }
   Diags.clear();
   EXPECT_FALSE(CompileDb::load(Dir.string(), Diags).has_value());
   ASSERT_EQ(Diags.size(), 1u);
@@ -169,4 +171,46 @@ TEST(Output, JsonIsValidAndCounts) {
   EXPECT_EQ(J["summary"]["errors"], 2);
   EXPECT_EQ(J["files"][1]["file"], "b.cu");
   EXPECT_EQ(makeWriter("xml", OS, {}, false), nullptr);
+}
+
+TEST(Findings, MergeInstantiationsKeepsOnePerLocation) {
+  auto Make = [](const char *Kernel, unsigned Line, Severity Sev) {
+    Finding F;
+    F.CheckId = "PART-001";
+    F.Kernel = Kernel;
+    F.Loc = SourceLoc{"k.cu", Line, 3};
+    F.Sev = Sev;
+    F.Message = std::string("in ") + Kernel;
+    return F;
+  };
+  std::vector<Finding> Fs = {
+      Make("f<1>", 10, Severity::Warning), Make("f<2>", 10, Severity::Error),
+      Make("f<1>", 12, Severity::Warning), Make("f<4>", 10, Severity::Warning)};
+  mergeInstantiations(Fs);
+  ASSERT_EQ(Fs.size(), 2u);
+  EXPECT_EQ(Fs[0].Loc.Line, 10u);
+  EXPECT_EQ(Fs[0].Sev, Severity::Error) << "the strongest verdict is kept";
+  EXPECT_EQ(Fs[0].Kernel, "f<2>");
+  EXPECT_EQ(Fs[0].AlsoIn, (std::vector<std::string>{"f<1>", "f<4>"}));
+  EXPECT_EQ(Fs[1].Loc.Line, 12u);
+  EXPECT_TRUE(Fs[1].AlsoIn.empty());
+}
+
+TEST(Findings, DedupeDiagnostics) {
+  Diagnostic D{"solver-unknown", Severity::Note, SourceLoc{"k.cu", 3, 1}, "m"};
+  std::vector<Diagnostic> Ds = {D, D, D};
+  Ds[2].Loc.Line = 4;
+  dedupeDiagnostics(Ds);
+  EXPECT_EQ(Ds.size(), 2u);
+}
+
+TEST(ExitStatus, InputErrorsThenFindingsThenUndecided) {
+  RunSummary S;
+  EXPECT_EQ(checkExitStatus(S), 0);
+  S.NotChecked = 1;
+  EXPECT_EQ(checkExitStatus(S), 3);
+  S.Errors = 1;
+  EXPECT_EQ(checkExitStatus(S), 1);
+  S.InputErrors = 1;
+  EXPECT_EQ(checkExitStatus(S), 2);
 }

@@ -324,6 +324,7 @@ int runMutate(const CommonOptions &O, const std::string &OperatorList,
                       "",
                       "",
                       {},
+                      {},
                       {}});
         for (size_t E = 0; E < F.value("parse_errors", size_t(0)); ++E)
           Base[S].Diags.push_back(
@@ -362,7 +363,8 @@ int runMutate(const CommonOptions &O, const std::string &OperatorList,
     std::string File = fs::path(Sources[R.Source]).filename().string();
     bool Stillborn = parseErrors(Mr) > parseErrors(B) ||
                      (Mr.Status == "input-error" && B.Status == "ok");
-    bool Failed = Mr.Status == "crash" || Mr.Status == "timeout";
+    bool Failed = Mr.Status == "crash" || Mr.Status == "timeout" ||
+                  Mr.Status == "memory-limit";
     bool Equiv = Equivalent.count(equivalentKey(File, R.M.Line, OI.Name)) > 0;
     Outcomes[I] = classifyMutant(OI.Ids, reportedKeys(B.Findings),
                                  reportedKeys(Mr.Findings), Stillborn, Failed,

@@ -46,9 +46,9 @@ struct CheckOptions {
 /// Static description of a checker for --list-checks, SARIF rules and docs.
 struct CheckInfo {
   std::string Id;
-  std::string Name;        ///< short, e.g. "missing-release-before-signal"
-  std::string Summary;     ///< one sentence
-  std::string HelpUri;     ///< docs/checkers.md anchor
+  std::string Name;    ///< short, e.g. "missing-release-before-signal"
+  std::string Summary; ///< one sentence
+  std::string HelpUri; ///< docs/checkers.md anchor
 };
 
 /// Base class of all checkers.
@@ -72,6 +72,12 @@ const std::vector<std::unique_ptr<Checker>> &allCheckers();
 /// patterns ("ORD-*", "BAR-00?") where a leading '-' disables. Later entries
 /// win; with no positive pattern everything starts enabled.
 bool isCheckEnabled(const std::string &Id, const std::string &Globs);
+
+/// Validates a --checks value against the registry: every pattern (positive
+/// or negated) must match at least one check ID, and at least one checker
+/// must stay enabled. Returns false with \p Error saying which pattern
+/// matches nothing (or that nothing is left to run).
+bool validateCheckGlobs(const std::string &Globs, std::string &Error);
 
 } // namespace pkb
 

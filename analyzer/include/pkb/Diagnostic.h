@@ -41,18 +41,33 @@ struct Finding {
   std::string FixHint;
   std::vector<RelatedEvent> Related;
   std::map<std::string, std::string> Witness;
+  /// Other kernels with the same finding at the same location (the other
+  /// instantiations of a template kernel); empty for a finding of one
+  /// kernel. See mergeInstantiations().
+  std::vector<std::string> AlsoIn;
 };
+
+/// Merges findings that share a check ID and a source location (file, line,
+/// column) into one: a template kernel instantiated N times yields each
+/// finding once, with the other kernels listed in Finding::AlsoIn. The
+/// merged finding keeps the highest severity seen and the first message.
+/// Order of first occurrence is kept.
+void mergeInstantiations(std::vector<Finding> &Findings);
 
 /// A tool diagnostic about an input (not a checker finding). Code is a stable
 /// identifier: "input-unreadable", "input-binary", "input-empty",
 /// "input-too-large", "no-cuda", "parse-error", "missing-include",
-/// "frontend-crash", "timeout", "solver-unknown", "note".
+/// "frontend-crash", "timeout", "memory-limit", "include-too-deep",
+/// "macro-expansion-limit", "solver-unknown", "note" (docs/cli.md lists them).
 struct Diagnostic {
   std::string Code;
   Severity Sev = Severity::Error;
   SourceLoc Loc;
   std::string Message;
 };
+
+/// Removes repeated diagnostics (same code, severity, location and message).
+void dedupeDiagnostics(std::vector<Diagnostic> &Diags);
 
 } // namespace pkb
 
