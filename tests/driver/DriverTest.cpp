@@ -132,8 +132,7 @@ TEST(Output, SarifNamesRulesAndResults) {
   std::ostringstream OS;
   auto W = makeWriter("sarif", OS,
                       {CheckInfo{"ORD-001", "missing-release", "summary",
-                                 "docs/checkers.md#ord-001"}},
-                      false);
+                                 "docs/checkers.md#ord-001"}});
   ASSERT_TRUE(W);
   W->begin();
   W->file(okReport("k.cu"));
@@ -145,7 +144,7 @@ TEST(Output, SarifNamesRulesAndResults) {
   const auto &Run = J["runs"][0];
   EXPECT_EQ(Run["tool"]["driver"]["rules"][0]["id"], "ORD-001");
   EXPECT_EQ(Run["tool"]["driver"]["rules"][0]["helpUri"],
-            "docs/checkers.md#ord-001");
+            defaultDocsUrl() + "#ord-001");
   EXPECT_EQ(Run["results"][0]["ruleId"], "ORD-001");
   EXPECT_EQ(Run["results"][0]["ruleIndex"], 0);
   EXPECT_EQ(Run["results"][0]["level"], "error");
@@ -156,7 +155,7 @@ TEST(Output, SarifNamesRulesAndResults) {
 
 TEST(Output, JsonIsValidAndCounts) {
   std::ostringstream OS;
-  auto W = makeWriter("json", OS, {}, false);
+  auto W = makeWriter("json", OS, {});
   W->begin();
   W->file(okReport("a.cu"));
   W->file(okReport("b.cu"));
@@ -168,5 +167,5 @@ TEST(Output, JsonIsValidAndCounts) {
   EXPECT_EQ(J["files"].size(), 2u);
   EXPECT_EQ(J["summary"]["errors"], 2);
   EXPECT_EQ(J["files"][1]["file"], "b.cu");
-  EXPECT_EQ(makeWriter("xml", OS, {}, false), nullptr);
+  EXPECT_EQ(makeWriter("xml", OS, {}), nullptr);
 }
