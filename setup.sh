@@ -1,18 +1,30 @@
 #!/usr/bin/env bash
-# pkbcheck set-up. Two uses (see README):
+# pkbcheck set-up. Two uses (see README), plus one for CI (docs/ci-lint.md):
 #   bash setup.sh        install dependencies, build, run the main job (eval of kernels/ -> report.html)
 #   bash setup.sh test   install dependencies, build, run the test suite
+#   bash setup.sh build  install dependencies, build only (no tests, no Chromium, no main job)
 # Installs Debian/Ubuntu packages with apt-get when run as root (or via sudo)
 # and something is missing. Build directory: build/ (binary: build/bin/pkbcheck).
 set -euo pipefail
 cd "$(dirname "$0")"
 MODE="${1:-main}"
+case "$MODE" in
+  main | test | build) ;;
+  *)
+    echo "usage: bash setup.sh [test|build]" >&2
+    exit 2
+    ;;
+esac
 JOBS="${PKB_JOBS:-$(nproc)}"
 
 PACKAGES=(build-essential cmake ninja-build git pkg-config
   llvm-19-dev libclang-19-dev clang-19 libz3-dev
-  libcli11-dev nlohmann-json3-dev libfmt-dev
-  libgtest-dev libgmock-dev libbenchmark-dev clang-format-19)
+  libcli11-dev nlohmann-json3-dev libfmt-dev)
+# Build mode (CI lint jobs) needs the binary only: no test or benchmark
+# libraries, no clang-format.
+if [ "$MODE" != build ]; then
+  PACKAGES+=(libgtest-dev libgmock-dev libbenchmark-dev clang-format-19)
+fi
 
 # The test suite also renders the HTML report in headless Chromium.
 if [ "$MODE" = test ]; then PACKAGES+=(chromium); fi
@@ -29,10 +41,22 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DPKB_WERROR=ON
-cmake --build build -j "$JOBS"
+if [ "$MODE" = build ]; then
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DPKB_WERROR=ON \
+    -DPKB_BUILD_TESTS=OFF -DPKB_BUILD_BENCHMARKS=OFF
+  cmake --build build -j "$JOBS" --target pkbcheck
+else
+  # Tests and benchmarks on explicitly: an earlier `setup.sh build` in the
+  # same build directory turned them off.
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DPKB_WERROR=ON \
+    -DPKB_BUILD_TESTS=ON -DPKB_BUILD_BENCHMARKS=ON
+  cmake --build build -j "$JOBS"
+fi
 
 case "$MODE" in
+  build)
+    echo "setup: built build/bin/pkbcheck"
+    ;;
   test)
     ctest --test-dir build --output-on-failure -j "$JOBS"
     ;;
@@ -46,9 +70,5 @@ case "$MODE" in
     build/bin/pkbcheck report pkb-eval.jsonl --format md -o report.md
     sed -n '1,30p' report.md
     echo "setup: records in pkb-eval.jsonl, reports in report.html and report.md"
-    ;;
-  *)
-    echo "usage: bash setup.sh [test]" >&2
-    exit 2
     ;;
 esac

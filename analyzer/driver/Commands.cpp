@@ -6,6 +6,7 @@
 #include "CompileDb.h"
 #include "Eval.h"
 #include "Output.h"
+#include "OutputFile.h"
 #include "ProcessPool.h"
 #include "Report.h"
 
@@ -81,20 +82,13 @@ bool parseWorldSizes(const std::string &Spec, std::vector<unsigned> &Out,
   return true;
 }
 
-int checkExitStatus(const RunSummary &S) {
-  if (S.InputErrors)
-    return 2;
-  if (S.Errors)
-    return 1;
-  return S.NotChecked ? 3 : 0;
-}
-
 namespace {
 
 struct CheckArgs {
   std::vector<std::string> Paths;
   std::string Format = "text";
   std::string OutFile;
+  std::string DocsUrl;
   std::string WorldSize = "2-8";
   std::string CudaPath;
   bool Shims = false;
@@ -268,24 +262,44 @@ int runCheck(CheckArgs &A) {
   }
   std::vector<std::string> Files = expandInputs(A.Paths, PreDiags);
 
-  std::ofstream FileOut;
+  // The report goes to a temporary file renamed over -o FILE at the end (so
+  // FILE is complete or untouched); never over one of the inputs.
+  WriterOptions WO;
+  if (!resolveDocsUrl(A.DocsUrl, WO.DocsUrl, Error)) {
+    std::cerr << "pkbcheck: error: " << Error << "\n";
+    return 2;
+  }
+  OutputFile Out;
   std::ostream *OS = &std::cout;
   if (!A.OutFile.empty()) {
-    FileOut.open(A.OutFile);
-    if (!FileOut) {
-      std::cerr << "pkbcheck: error: cannot write '" << A.OutFile << "'\n";
+    std::vector<std::string> Inputs = A.Paths;
+    Inputs.insert(Inputs.end(), Files.begin(), Files.end());
+    std::string Which;
+    if (isOneOfInputs(A.OutFile, Inputs, Which)) {
+      std::cerr << "pkbcheck: error: output '" << A.OutFile
+                << "' is one of the inputs; refusing to overwrite it\n";
       return 2;
     }
-    OS = &FileOut;
+    if (!Out.open(A.OutFile, Error)) {
+      std::cerr << "pkbcheck: error: " << Error << "\n";
+      return 2;
+    }
+    OS = &Out.stream();
   }
   std::vector<CheckInfo> Rules;
   for (const auto &C : allCheckers())
     Rules.push_back(C->info());
-  bool Color = A.OutFile.empty() && A.Format == "text" && ::isatty(1);
-  auto Writer = makeWriter(A.Format, *OS, Rules, Color);
+  WO.Color = A.OutFile.empty() && A.Format == "text" && ::isatty(1);
+  auto Writer = makeWriter(A.Format, *OS, Rules, WO);
   auto Start = std::chrono::steady_clock::now();
   RunSummary S;
+  S.Planned = Files.size();
   Writer->begin();
+  if (Out.failed()) { // e.g. -o /dev/full: stop before analyzing anything
+    Out.commit(Error);
+    std::cerr << "pkbcheck: error: " << Error << "\n";
+    return 2;
+  }
   if (!PreDiags.empty()) {
     FileReport Pre;
     Pre.Path = "<inputs>";
@@ -330,7 +344,9 @@ int runCheck(CheckArgs &A) {
     PO.MaxMemoryMiB = A.MaxMemory;
     if (ShowProgress)
       PO.OnStart = [&](size_t I) { Bar.started(Files[I]); };
-    runInChildren(Files, PO, Work, OnDone);
+    // Ctrl-C / SIGTERM: the children are killed and the report is closed
+    // with what was done (still valid JSON/SARIF), exit 128 + signal.
+    S.Interrupted = runInChildren(Files, PO, Work, OnDone);
   }
   if (ShowProgress)
     Bar.finish();
@@ -338,18 +354,27 @@ int runCheck(CheckArgs &A) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
           .count();
   Writer->end(S);
-  if (!A.OutFile.empty() && A.Format != "text")
+  if (!A.OutFile.empty() && !Out.commit(Error)) {
+    std::cerr << "pkbcheck: error: " << Error << "\n";
+    return 2;
+  }
+  if (S.Interrupted)
+    std::cerr << fmt::format(
+        "pkbcheck: interrupted by {}: {} of {} file(s) analyzed{}\n",
+        signalName(S.Interrupted), S.Files, Files.size(),
+        A.OutFile.empty() ? "" : "; partial report in " + A.OutFile);
+  else if (!A.OutFile.empty() && A.Format != "text")
     std::cerr << fmt::format("pkbcheck: {} file(s), {} error(s), {} "
                              "warning(s), {} input error(s), {} not fully "
                              "checked; report in {}\n",
                              S.Files, S.Errors, S.Warnings, S.InputErrors,
                              S.NotChecked, A.OutFile);
-  if (S.Files == 0) {
+  if (S.Files == 0 && !S.Interrupted) {
     std::cerr << "pkbcheck: error: no file was analyzed (no input with a "
                  "supported extension: .cu .cuh .cpp .cc .h .hpp .py)\n";
     return 2;
   }
-  return checkExitStatus(S);
+  return exitStatus(S);
 #endif
 }
 
@@ -462,28 +487,37 @@ int runEvalCommand(CheckArgs &A, EvalOptions &E, const std::string &Problem,
 
 int runReport(const std::vector<std::string> &Files, const std::string &Format,
               const std::string &OutFile) {
+  if (Format != "md" && Format != "csv" && Format != "html") {
+    std::cerr << "pkbcheck: error: unknown --format '" << Format
+              << "' (md, csv, html)\n";
+    return 2;
+  }
+  std::string Which, Error;
+  if (!OutFile.empty() && isOneOfInputs(OutFile, Files, Which)) {
+    std::cerr << "pkbcheck: error: output '" << OutFile
+              << "' is one of the inputs; refusing to overwrite it\n";
+    return 2;
+  }
   ReportData D;
   if (!loadReport(Files, D, std::cerr))
     return 2;
-  std::ofstream FileOut;
+  OutputFile Out;
   std::ostream *OS = &std::cout;
   if (!OutFile.empty()) {
-    FileOut.open(OutFile);
-    if (!FileOut) {
-      std::cerr << "pkbcheck: error: cannot write '" << OutFile << "'\n";
+    if (!Out.open(OutFile, Error)) {
+      std::cerr << "pkbcheck: error: " << Error << "\n";
       return 2;
     }
-    OS = &FileOut;
+    OS = &Out.stream();
   }
   if (Format == "md")
     writeMarkdown(D, *OS);
   else if (Format == "csv")
     writeCsv(D, *OS);
-  else if (Format == "html")
+  else
     writeHtml(D, *OS);
-  else {
-    std::cerr << "pkbcheck: error: unknown --format '" << Format
-              << "' (md, csv, html)\n";
+  if (!OutFile.empty() && !Out.commit(Error)) {
+    std::cerr << "pkbcheck: error: " << Error << "\n";
     return 2;
   }
   if (!OutFile.empty())
@@ -504,7 +538,12 @@ void addAnalyzerCommands(CLI::App &App, int &ExitCode) {
   Check->add_option("--format", A->Format, "text, json or sarif")
       ->capture_default_str();
   Check->add_option("-o,--output", A->OutFile,
-                    "Write the report to FILE (streamed as files finish)");
+                    "Write the report to FILE (replaced atomically at the "
+                    "end; never one of the inputs)");
+  Check->add_option("--docs-url", A->DocsUrl,
+                    "Absolute URI of checkers.md for SARIF helpUri (default: "
+                    "$PKBCHECK_DOCS_URL, else file:// of this build's "
+                    "docs/checkers.md)");
   Check
       ->add_option("--world-size", A->WorldSize,
                    "World sizes to check: N, N,M,... or N-M")

@@ -13,17 +13,8 @@ namespace pkb {
 
 /// Adds `check`, `dump`, `checks`, `eval` and `report` to \p App. Their
 /// callbacks store the process exit status in \p ExitCode (see
-/// checkExitStatus() and docs/cli.md).
+/// exitStatus() in Output.h and docs/cli.md).
 void addAnalyzerCommands(CLI::App &App, int &ExitCode);
-
-/// Exit status of `pkbcheck check` for a finished run (docs/cli.md):
-///   2  some input was not analyzed (unreadable, does not compile, crash,
-///      timeout, memory limit); takes precedence over everything else;
-///   1  error-level findings;
-///   3  no error finding, but some check was not decided (solver time or
-///      budget limit): the files were not fully checked, which is no pass;
-///   0  every file analyzed and fully checked, no error-level finding.
-int checkExitStatus(const RunSummary &S);
 
 /// Multi-line version text: pkbcheck, LLVM/Clang and Z3 (or "not built").
 std::string versionText();

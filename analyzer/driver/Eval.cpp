@@ -374,7 +374,19 @@ int runEval(const EvalOptions &Opts, const DynamicRunner &Runner,
   PO.Jobs = Opts.Jobs;
   PO.TimeoutSeconds = Opts.TimeoutSeconds;
   PO.MaxMemoryMiB = Opts.MaxMemoryMiB;
-  runInChildren(
+  // Ctrl-C / SIGTERM stop the run between records: each record is one
+  // complete JSON line, so the file stays valid and a rerun continues.
+  auto Interrupted = [&](int Sig, size_t Done, size_t Of, const char *What) {
+    if (Tty)
+      Log << "\n";
+    Log << fmt::format(
+        "pkbcheck eval: interrupted by {} after {} of {} candidate(s) {}; "
+        "the records so far are in {}. Run the same command again to "
+        "continue: candidates with a complete record there are skipped\n",
+        signalName(Sig), Done, Of, What, Opts.Results);
+    return interruptExitStatus(Sig);
+  };
+  int Sig = runInChildren(
       ToAnalyze, PO,
       [&](const std::string &P) { return analyzeFile(P, Opts.Analyze); },
       [&](size_t I, FileReport R) {
@@ -399,13 +411,21 @@ int runEval(const EvalOptions &Opts, const DynamicRunner &Runner,
                              Counter.str())
               << std::flush;
       });
+  if (Sig)
+    return Interrupted(Sig, Screened, ToAnalyze.size(), "screened");
   if (Tty)
     Log << "\n";
 
-  // 4. Dynamic stage for records still at the static stage.
+  // 4. Dynamic stage for records still at the static stage. A GPU run is not
+  // stopped halfway: a signal ends the loop before the next candidate, a
+  // second one kills pkbcheck at once.
   ClassCounter Final;
-  size_t Ran = 0;
+  size_t Ran = 0, Visited = 0;
+  InterruptGuard Guard(/*SecondSignalKills=*/true);
   for (const Candidate &C : Mine) {
+    if (int S = Guard.signal())
+      return Interrupted(S, Visited, Mine.size(), "completed");
+    ++Visited;
     json Rec = Done[C.Path];
     if (Rec.value("stage", "") == "final") {
       Final.add(Rec.value("class", ""));
@@ -446,6 +466,10 @@ int runEval(const EvalOptions &Opts, const DynamicRunner &Runner,
         Dyn = json{{"ran", false}, {"reason", "runtime returned no record"}};
       ++Ran;
     }
+    // A run cut short by the signal (its compiler shares our terminal's
+    // Ctrl-C) is not a verdict: keep the static record, rerun it on resume.
+    if (int S = Guard.signal())
+      return Interrupted(S, Visited - 1, Mine.size(), "completed");
     Rec["dynamic"] = Dyn;
     Rec["stage"] = Complete ? "final" : "static";
     finishRecord(Rec);

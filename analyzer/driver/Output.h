@@ -2,7 +2,8 @@
 //
 // Report writers for `pkbcheck check`. Every writer streams: each file's
 // results are written (and flushed) as soon as that file is done, so an
-// interrupted run keeps everything finished before the interruption.
+// interrupted run keeps everything finished before the interruption, and
+// end() closes the document (valid JSON/SARIF) also after an interruption.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PKB_DRIVER_OUTPUT_H
@@ -29,24 +30,73 @@ struct RunSummary {
   double Seconds = 0;
   std::vector<std::string> FailedFiles;     ///< "path (status)", Status != "ok"
   std::vector<std::string> NotCheckedFiles; ///< paths counted in NotChecked
+  size_t Planned = 0;  ///< files the run set out to analyze
+  int Interrupted = 0; ///< SIGINT/SIGTERM that stopped the run, or 0
 };
+
+/// The exit status of `pkbcheck check` for \p S (docs/cli.md):
+///   130, 143  interrupted by SIGINT, SIGTERM (128 + signal);
+///   2  some input was not analyzed (unreadable, does not compile, crash,
+///      timeout, memory limit); takes precedence over findings;
+///   1  error-level findings;
+///   3  no error finding, but some check was not decided (solver time or
+///      budget limit): the files were not fully checked, which is no pass;
+///   0  every file analyzed and fully checked, no error-level finding.
+int exitStatus(const RunSummary &S);
 
 /// Streaming report writer.
 class ReportWriter {
 public:
   virtual ~ReportWriter() = default;
+  /// Writes the head of the document (tool, rules).
   virtual void begin() = 0;
+  /// Writes one file's findings and diagnostics, then flushes.
   virtual void file(const FileReport &R) = 0;
+  /// Writes the summary and closes the document.
   virtual void end(const RunSummary &S) = 0;
 };
 
+/// Settings of a report writer.
+struct WriterOptions {
+  bool Color = false; ///< ANSI colors (text only)
+  /// Absolute URI of checkers.md; a rule's SARIF helpUri is this plus the
+  /// rule's anchor. Empty means defaultDocsUrl().
+  std::string DocsUrl;
+};
+
 /// Creates the writer for --format \p Format ("text", "json", "sarif").
-/// \p Rules describes every checker (SARIF rule metadata). \p Color enables
-/// ANSI colors (text only). Returns null for an unknown format.
+/// \p Rules describes every checker (SARIF rule metadata). Returns null for
+/// an unknown format.
 std::unique_ptr<ReportWriter> makeWriter(const std::string &Format,
                                          std::ostream &OS,
                                          std::vector<CheckInfo> Rules,
-                                         bool Color);
+                                         const WriterOptions &Opts = {});
+
+/// file:// URI of docs/checkers.md in the source tree pkbcheck was built
+/// from (always absolute).
+std::string defaultDocsUrl();
+
+/// The docs base of `check --docs-url`: \p Option if set, else the
+/// environment variable PKBCHECK_DOCS_URL if set, else defaultDocsUrl(). A
+/// fragment ("#...") is dropped. Returns false with \p Error set if the
+/// chosen value is not an absolute URI (scheme ":" ...).
+bool resolveDocsUrl(const std::string &Option, std::string &Out,
+                    std::string &Error);
+
+/// The helpUri of rule \p R: \p DocsUrl + "#" + the anchor of R.HelpUri
+/// (its part after '#'; the lower-case ID when it has none).
+std::string ruleHelpUri(const std::string &DocsUrl, const CheckInfo &R);
+
+/// The SARIF artifactLocation.uri of a path: relative paths stay relative
+/// (normalized, '/'-separated), absolute paths become file:/// URIs; every
+/// byte outside RFC 3986's unreserved set and '/' is percent-encoded
+/// (space, '%', '#', '?', ':', non-ASCII bytes, ...).
+std::string sarifArtifactUri(const std::string &Path);
+
+/// \p Text with '\\', '[' and ']' escaped by a backslash, so that a SARIF
+/// plain-text message shows them literally (SARIF 2.1.0, "messages with
+/// embedded links": outside a link these characters are escaped).
+std::string sarifEscape(const std::string &Text);
 
 } // namespace pkb
 

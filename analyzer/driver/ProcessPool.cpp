@@ -12,10 +12,34 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 namespace pkb {
 
 namespace {
+
+volatile sig_atomic_t Caught = 0;      ///< first SIGINT/SIGTERM, or 0
+volatile sig_atomic_t SecondKills = 0; ///< of the innermost guard
+int GuardDepth = 0;
+
+extern "C" void onInterrupt(int Sig) {
+  if (Caught && SecondKills) {
+    ::signal(Sig, SIG_DFL);
+    ::raise(Sig);
+    return;
+  }
+  if (!Caught)
+    Caught = Sig;
+}
+
+/// Kills the process group of a child (and the child itself, should its
+/// setpgid not have happened yet).
+void killChild(pid_t Pid) {
+  ::kill(-Pid, SIGKILL);
+  ::kill(Pid, SIGKILL);
+}
 
 struct Child {
   size_t Index = 0;
@@ -174,11 +198,52 @@ void noteAnalysisStack(const void *Low, size_t Bytes) {
   ::sigaltstack(&SS, nullptr);
 }
 
-void runInChildren(const std::vector<std::string> &Paths,
-                   const PoolOptions &Opts,
-                   const std::function<FileReport(const std::string &)> &Work,
-                   const std::function<void(size_t, FileReport)> &OnDone) {
+struct InterruptGuard::Saved {
+  struct sigaction Int{};
+  struct sigaction Term{};
+  sig_atomic_t SecondKills = 0;
+};
+
+InterruptGuard::InterruptGuard(bool SecondSignalKills)
+    : Old(std::make_unique<Saved>()) {
+  if (GuardDepth++ == 0)
+    Caught = 0;
+  Old->SecondKills = SecondKills;
+  SecondKills = SecondSignalKills;
+  struct sigaction A{};
+  A.sa_handler = onInterrupt;
+  sigemptyset(&A.sa_mask);
+  A.sa_flags = 0; // no SA_RESTART: poll() returns EINTR at once
+  ::sigaction(SIGINT, &A, &Old->Int);
+  ::sigaction(SIGTERM, &A, &Old->Term);
+}
+
+InterruptGuard::~InterruptGuard() {
+  ::sigaction(SIGINT, &Old->Int, nullptr);
+  ::sigaction(SIGTERM, &Old->Term, nullptr);
+  SecondKills = Old->SecondKills;
+  --GuardDepth;
+}
+
+int InterruptGuard::signal() const { return Caught; }
+
+int interruptExitStatus(int Sig) { return 128 + Sig; }
+
+std::string signalName(int Sig) {
+  if (Sig == SIGINT)
+    return "SIGINT";
+  if (Sig == SIGTERM)
+    return "SIGTERM";
+  return "signal " + std::to_string(Sig);
+}
+
+int runInChildren(const std::vector<std::string> &Paths,
+                  const PoolOptions &Opts,
+                  const std::function<FileReport(const std::string &)> &Work,
+                  const std::function<void(size_t, FileReport)> &OnDone) {
   using Clock = std::chrono::steady_clock;
+  InterruptGuard Guard;
+  const pid_t Parent = ::getpid();
   std::vector<Child> Running;
   std::vector<Clock::time_point> Started(Paths.size());
   size_t Next = 0;
@@ -208,6 +273,21 @@ void runInChildren(const std::vector<std::string> &Paths,
     }
     if (Pid == 0) {
       ::close(Fds[0]);
+      // Own process group: a terminal's Ctrl-C reaches the driver only, and
+      // the driver can kill everything this child starts at once.
+      ::setpgid(0, 0);
+      struct sigaction Dfl{};
+      Dfl.sa_handler = SIG_DFL;
+      sigemptyset(&Dfl.sa_mask);
+      ::sigaction(SIGINT, &Dfl, nullptr);
+      ::sigaction(SIGTERM, &Dfl, nullptr);
+#ifdef __linux__
+      // Die with the driver, should it be killed without a chance to clean
+      // up (SIGKILL, an OOM kill).
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != Parent)
+        ::_exit(1);
+#endif
       installCrashReporting(Paths[Index], Opts.MaxMemoryMiB, Fds[1]);
       if (Opts.MaxMemoryMiB) {
         // RLIMIT_DATA (heap, anonymous mappings, thread stacks) rather than
@@ -235,6 +315,7 @@ void runInChildren(const std::vector<std::string> &Paths,
       ::close(Fds[1]);
       ::_exit(0);
     }
+    ::setpgid(Pid, Pid); // also here: no race with kill(-Pid)
     ::close(Fds[1]);
     ::fcntl(Fds[0], F_SETFL, ::fcntl(Fds[0], F_GETFL) | O_NONBLOCK);
     Child C;
@@ -287,7 +368,11 @@ void runInChildren(const std::vector<std::string> &Paths,
     OnDone(C.Index, fileReportFromJson(J));
   };
 
+  int Interrupted = 0;
+  int PollError = 0;
   while (Next < Paths.size() || !Running.empty()) {
+    if ((Interrupted = Guard.signal()))
+      break;
     while (Running.size() < Jobs && Next < Paths.size())
       Spawn(Next++);
     if (Running.empty())
@@ -296,8 +381,10 @@ void runInChildren(const std::vector<std::string> &Paths,
     for (const Child &C : Running)
       Fds.push_back(pollfd{C.Fd, POLLIN, 0});
     int Rc = ::poll(Fds.data(), Fds.size(), 100);
-    if (Rc < 0 && errno != EINTR)
+    if (Rc < 0 && errno != EINTR) {
+      PollError = errno;
       break;
+    }
     char Buf[65536];
     for (size_t I = 0; I < Running.size(); ++I) {
       Child &C = Running[I];
@@ -314,7 +401,7 @@ void runInChildren(const std::vector<std::string> &Paths,
         }
       }
       if (!C.Eof && C.HasDeadline && Clock::now() > C.Deadline) {
-        ::kill(C.Pid, SIGKILL);
+        killChild(C.Pid);
         C.TimedOut = true;
         C.Eof = true;
       }
@@ -329,6 +416,27 @@ void runInChildren(const std::vector<std::string> &Paths,
       }
     }
   }
+  // Interrupted (or poll failed): the running children's results would come
+  // too late; kill their process groups and reap them so that none outlives
+  // the driver.
+  for (Child &C : Running) {
+    killChild(C.Pid);
+    while (::waitpid(C.Pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    ::close(C.Fd);
+  }
+  if (PollError) {
+    // Not an interruption: every path still gets a report.
+    std::string Msg = std::string("analysis stopped: poll failed: ") +
+                      std::strerror(PollError);
+    for (const Child &C : Running)
+      OnDone(C.Index,
+             failedReport(Paths[C.Index], "crash", "internal-error", Msg, 0));
+    for (; Next < Paths.size(); ++Next)
+      OnDone(Next,
+             failedReport(Paths[Next], "crash", "internal-error", Msg, 0));
+  }
+  return Interrupted;
 }
 
 } // namespace pkb

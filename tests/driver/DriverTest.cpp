@@ -134,8 +134,7 @@ TEST(Output, SarifNamesRulesAndResults) {
   std::ostringstream OS;
   auto W = makeWriter("sarif", OS,
                       {CheckInfo{"ORD-001", "missing-release", "summary",
-                                 "docs/checkers.md#ord-001"}},
-                      false);
+                                 "docs/checkers.md#ord-001"}});
   ASSERT_TRUE(W);
   W->begin();
   W->file(okReport("k.cu"));
@@ -147,7 +146,7 @@ TEST(Output, SarifNamesRulesAndResults) {
   const auto &Run = J["runs"][0];
   EXPECT_EQ(Run["tool"]["driver"]["rules"][0]["id"], "ORD-001");
   EXPECT_EQ(Run["tool"]["driver"]["rules"][0]["helpUri"],
-            "docs/checkers.md#ord-001");
+            defaultDocsUrl() + "#ord-001");
   EXPECT_EQ(Run["results"][0]["ruleId"], "ORD-001");
   EXPECT_EQ(Run["results"][0]["ruleIndex"], 0);
   EXPECT_EQ(Run["results"][0]["level"], "error");
@@ -158,7 +157,7 @@ TEST(Output, SarifNamesRulesAndResults) {
 
 TEST(Output, JsonIsValidAndCounts) {
   std::ostringstream OS;
-  auto W = makeWriter("json", OS, {}, false);
+  auto W = makeWriter("json", OS, {});
   W->begin();
   W->file(okReport("a.cu"));
   W->file(okReport("b.cu"));
@@ -170,7 +169,7 @@ TEST(Output, JsonIsValidAndCounts) {
   EXPECT_EQ(J["files"].size(), 2u);
   EXPECT_EQ(J["summary"]["errors"], 2);
   EXPECT_EQ(J["files"][1]["file"], "b.cu");
-  EXPECT_EQ(makeWriter("xml", OS, {}, false), nullptr);
+  EXPECT_EQ(makeWriter("xml", OS, {}), nullptr);
 }
 
 TEST(Findings, MergeInstantiationsKeepsOnePerLocation) {
@@ -206,11 +205,11 @@ TEST(Findings, DedupeDiagnostics) {
 
 TEST(ExitStatus, InputErrorsThenFindingsThenUndecided) {
   RunSummary S;
-  EXPECT_EQ(checkExitStatus(S), 0);
+  EXPECT_EQ(exitStatus(S), 0);
   S.NotChecked = 1;
-  EXPECT_EQ(checkExitStatus(S), 3);
+  EXPECT_EQ(exitStatus(S), 3);
   S.Errors = 1;
-  EXPECT_EQ(checkExitStatus(S), 1);
+  EXPECT_EQ(exitStatus(S), 1);
   S.InputErrors = 1;
-  EXPECT_EQ(checkExitStatus(S), 2);
+  EXPECT_EQ(exitStatus(S), 2);
 }
