@@ -277,7 +277,9 @@ int runDump(CheckArgs &A, const std::string &File) {
     Failed |= X.Sev == Severity::Error;
   }
   J["diagnostics"] = D;
-  std::cout << J.dump(2) << "\n";
+  // Invalid UTF-8 (a file name is bytes) is replaced, not thrown on.
+  std::cout << J.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+            << "\n";
   return Failed && M.Kernels.empty() ? 2 : 0;
 #endif
 }

@@ -23,6 +23,13 @@ namespace pkb {
 
 namespace {
 
+/// J as one line of JSON. File names and messages may hold invalid UTF-8
+/// (paths are bytes): it is replaced by U+FFFD instead of making dump()
+/// throw (type_error 316), so every report is valid JSON.
+std::string dumpJson(const json &J) {
+  return J.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 const char *sevColor(Severity S) {
   switch (S) {
   case Severity::Error:
@@ -93,21 +100,20 @@ public:
     OS.flush();
   }
   void file(const FileReport &R) override {
-    OS << (First ? "" : ",\n") << toJson(R).dump();
+    OS << (First ? "" : ",\n") << dumpJson(toJson(R));
     First = false;
     OS.flush();
   }
   void end(const RunSummary &S) override {
     OS << "\n],\n\"summary\":"
-       << json{{"files", S.Files},
-               {"files_with_errors", S.FilesWithErrors},
-               {"input_errors", S.InputErrors},
-               {"errors", S.Errors},
-               {"warnings", S.Warnings},
-               {"notes", S.Notes},
-               {"seconds", S.Seconds},
-               {"not_analyzed", S.FailedFiles}}
-              .dump()
+       << dumpJson(json{{"files", S.Files},
+                        {"files_with_errors", S.FilesWithErrors},
+                        {"input_errors", S.InputErrors},
+                        {"errors", S.Errors},
+                        {"warnings", S.Warnings},
+                        {"notes", S.Notes},
+                        {"seconds", S.Seconds},
+                        {"not_analyzed", S.FailedFiles}})
        << "}\n";
     OS.flush();
   }
@@ -171,7 +177,7 @@ public:
                 {"rules", RuleArr}}}};
     OS << "{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\","
           "\"version\":\"2.1.0\",\"runs\":[{\"tool\":"
-       << Tool.dump() << ",\n\"results\":[\n";
+       << dumpJson(Tool) << ",\n\"results\":[\n";
     OS.flush();
   }
   void file(const FileReport &R) override {
@@ -200,7 +206,7 @@ public:
         Res["relatedLocations"] = Rel;
       if (!F.Witness.empty())
         Res["properties"] = {{"witness", F.Witness}, {"kernel", F.Kernel}};
-      OS << (First ? "" : ",\n") << Res.dump();
+      OS << (First ? "" : ",\n") << dumpJson(Res);
       First = false;
     }
     for (const Diagnostic &D : R.Diags)
@@ -214,7 +220,7 @@ public:
   void end(const RunSummary &S) override {
     json Inv{{"executionSuccessful", S.InputErrors == 0},
              {"toolExecutionNotifications", Notifications}};
-    OS << "\n],\n\"invocations\":[" << Inv.dump() << "]}]}\n";
+    OS << "\n],\n\"invocations\":[" << dumpJson(Inv) << "]}]}\n";
     OS.flush();
   }
 

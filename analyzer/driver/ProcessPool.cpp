@@ -95,17 +95,20 @@ void runInChildren(const std::vector<std::string> &Paths,
         L.rlim_cur = L.rlim_max = rlim_t(Opts.MaxMemoryMiB) << 20;
         ::setrlimit(RLIMIT_AS, &L);
       }
+      // Paths and messages may hold invalid UTF-8 (file names are bytes):
+      // replace it rather than throw from dump() (type_error 316).
+      const auto Replace = nlohmann::json::error_handler_t::replace;
       std::string Out;
       try {
-        Out = toJson(Work(Paths[Index])).dump();
+        Out = toJson(Work(Paths[Index])).dump(-1, ' ', false, Replace);
       } catch (const std::bad_alloc &) {
         Out = toJson(failedReport(Paths[Index], "crash", "out-of-memory",
-                                  "analysis ran out of memory",
-                                  0)).dump();
+                                  "analysis ran out of memory", 0))
+                  .dump(-1, ' ', false, Replace);
       } catch (const std::exception &E) {
         Out = toJson(failedReport(Paths[Index], "crash", "internal-error",
                                   E.what(), 0))
-                  .dump();
+                  .dump(-1, ' ', false, Replace);
       }
       writeAll(Fds[1], Out);
       ::close(Fds[1]);
