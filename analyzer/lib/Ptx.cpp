@@ -440,7 +440,7 @@ void decodeLdSt(Inst &I, const Quals &Q, const std::vector<std::string> &Ops,
 void decodeAtomRed(Inst &I, const Quals &Q,
                    const std::vector<std::string> &Ops) {
   bool IsAtom = I.Opcode == "atom";
-  bool Async = Q.at(1) == "async";
+  bool Async = !IsAtom && Q.at(1) == "async"; // there is no atom.async
   I.Kind = IsAtom ? InstKind::Atomic : InstKind::Reduction;
   if (Async)
     I.Mnemonic = "red.async";
@@ -773,6 +773,8 @@ bool isKnownSubOp(const Inst &I, const Quals &Q) {
                   "try_wait", "pending_count", "expect_tx", "complete_tx"});
   if (Op == "barrier" && Q.at(1) == "cluster")
     return OneOf(Q.at(2), {"arrive", "wait"});
+  if (Op == "atom") // red.async exists (9.7.13.7), atom.async does not
+    return Q.at(1) != "async";
   if (Op == "bar" || Op == "barrier") {
     const std::string &Action = Q.at(Q.at(1) == "cta" ? 2 : 1);
     return OneOf(Action, {"sync", "arrive", "red"}) ||

@@ -457,3 +457,27 @@ TEST(PtxDecode, KnownInstructionsAreNotUnknown) {
 }
 
 } // namespace
+
+namespace {
+
+// fuzz_ptx, crash 1: `atom.async...` was decoded as an Atomic with mnemonic
+// "red.async" (the red.async rule keyed on `.async` alone). atom has no
+// .async form: it is unknown now, and red.async keeps its meaning.
+TEST(PtxFuzzRegression, AtomAsyncIsUnknownNotRedAsync) {
+  auto I = ptx::decode("atom.async.bulk.shared::cluster.global.u32 %0, [%1], "
+                       "%2;\nred.async.relaxed.cluster.shared::cluster.mbarrier"
+                       "::complete_tx::bytes.add.u32 [%0], %1, [%2];");
+  ASSERT_EQ(I.size(), 2u);
+  EXPECT_TRUE(I[0].Unknown);
+  EXPECT_EQ(I[0].Kind, InstKind::Opaque);
+  EXPECT_EQ(I[0].Mnemonic, "atom");
+  EXPECT_EQ(I[0].AddrOperand, 1);
+  EXPECT_EQ(ptx::unknownInstructionMessage(I[0]),
+            "unknown PTX instruction 'atom.async.bulk.shared::cluster.global."
+            "u32' in inline asm; modeled as an opaque event");
+  EXPECT_FALSE(I[1].Unknown);
+  EXPECT_EQ(I[1].Kind, InstKind::Reduction);
+  EXPECT_EQ(I[1].Mnemonic, "red.async");
+}
+
+} // namespace
