@@ -184,43 +184,76 @@ std::vector<Step> splitPath(std::string_view Path) {
   return Out;
 }
 
+/// Where a value sits: the keys and array indices from the root (-1 for
+/// an object member), rendered only when a check fails.
+using Trail = std::vector<std::pair<std::string_view, long>>;
+
+std::string render(const Trail &T) {
+  std::string S;
+  for (const auto &[Key, Index] : T) {
+    if (!S.empty())
+      S += '.';
+    S += Key;
+    if (Index >= 0)
+      S += fmt::format("[{}]", Index);
+  }
+  return S;
+}
+
 /// Checks the values \p Spec denotes below \p Parent (an object; anything
-/// else is left to the parent's own entry). \p Where is the concrete path of
-/// Parent ("static.findings[3]").
+/// else is left to the parent's own entry). \p At is Parent's trail.
 bool checkSpec(const json &Parent, const std::vector<Step> &Steps, size_t I,
-               const std::string &Where, const FieldSpec &Spec,
-               std::string &Why) {
+               Trail &At, const FieldSpec &Spec, std::string &Why) {
   if (!Parent.is_object())
     return true;
   const Step &S = Steps[I];
   bool Last = I + 1 == Steps.size();
-  std::string Here =
-      Where.empty() ? std::string(S.Key) : Where + "." + std::string(S.Key);
   auto It = Parent.find(S.Key);
   if (It == Parent.end()) {
     if (Last && Spec.Required && !S.Each) {
-      Why = fmt::format("field '{}' is missing", Here);
+      At.push_back({S.Key, -1});
+      Why = fmt::format("field '{}' is missing", render(At));
+      At.pop_back();
       return false;
     }
     return true;
   }
-  auto Check = [&](const json &V, const std::string &At) {
+  auto Check = [&](const json &V) {
     if (!Last)
       return checkSpec(V, Steps, I + 1, At, Spec, Why);
     if (typeBits(V) & Spec.Types)
       return true;
-    Why = fmt::format("field '{}' is {}, expected {}", At,
+    Why = fmt::format("field '{}' is {}, expected {}", render(At),
                       describe(V, Spec.Types), expected(Spec.Types));
     return false;
   };
-  if (!S.Each)
-    return Check(*It, Here);
-  if (!It->is_array())
-    return true; // the entry for the array itself reports it
-  for (size_t K = 0; K < It->size(); ++K)
-    if (!Check((*It)[K], fmt::format("{}[{}]", Here, K)))
-      return false;
-  return true;
+  bool Ok = true;
+  if (!S.Each) {
+    At.push_back({S.Key, -1});
+    Ok = Check(*It);
+  } else if (It->is_array()) { // else the array's own entry reports it
+    At.push_back({S.Key, 0});
+    for (size_t K = 0; Ok && K < It->size(); ++K) {
+      At.back().second = static_cast<long>(K);
+      Ok = Check((*It)[K]);
+    }
+  } else {
+    return true;
+  }
+  At.pop_back();
+  return Ok;
+}
+
+/// evalRecordSchema() with its paths split, computed once.
+const std::vector<std::pair<const FieldSpec *, std::vector<Step>>> &
+compiledSchema() {
+  static const auto Compiled = [] {
+    std::vector<std::pair<const FieldSpec *, std::vector<Step>>> C;
+    for (const FieldSpec &Spec : evalRecordSchema())
+      C.emplace_back(&Spec, splitPath(Spec.Path));
+    return C;
+  }();
+  return Compiled;
 }
 
 /// Nesting depth of the JSON text \p Line (brackets outside strings), or
@@ -256,8 +289,9 @@ bool validateEvalRecord(const json &Record, std::string &Why) {
     Why = "not a JSON object";
     return false;
   }
-  for (const FieldSpec &Spec : evalRecordSchema())
-    if (!checkSpec(Record, splitPath(Spec.Path), 0, "", Spec, Why))
+  Trail At;
+  for (const auto &[Spec, Steps] : compiledSchema())
+    if (!checkSpec(Record, Steps, 0, At, *Spec, Why))
       return false;
   auto S = Record.find("schema");
   if (S != Record.end() && S->get_ref<const std::string &>() != SchemaName) {

@@ -9,7 +9,7 @@
 //   ptx             the template string of every asm statement found there
 //                   (C escapes decoded, adjacent literals concatenated)
 //   records         every line of the bundled results files (docs/**.jsonl)
-//                   and the whole files
+//                   and their first three lines together
 //   writers         a few byte strings cut from kernels/ (the provider reads
 //                   any bytes)
 //
@@ -165,12 +165,14 @@ int main(int Argc, char **Argv) {
   for (const std::string &T : AllPtx)
     Ptx.add(T);
   for (const fs::path &F : filesUnder(Src / "docs", {".jsonl"})) {
-    std::string Text = readFile(F);
-    Rec.add(Text);
-    std::istringstream In(Text);
-    std::string Line;
-    while (std::getline(In, Line))
+    std::istringstream In(readFile(F));
+    std::string Line, FirstLines;
+    for (unsigned N = 0; std::getline(In, Line); ++N) {
       Rec.add(Line);
+      if (N < 3)
+        FirstLines += Line + "\n";
+    }
+    Rec.add(FirstLines);
   }
   std::cout << "fuzz_seedgen: " << Py.count() << " python_extract, "
             << Ptx.count() << " ptx, " << Rec.count() << " records, "
