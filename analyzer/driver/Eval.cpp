@@ -3,6 +3,7 @@
 #include "Eval.h"
 
 #include "ProcessPool.h"
+#include "Records.h"
 #include "pkb/Ingest.h"
 
 #include <fmt/format.h>
@@ -212,24 +213,18 @@ struct Candidate {
   std::string Set;
 };
 
-/// Last record per candidate of an existing results file.
-std::map<std::string, json> loadRecords(const std::string &File,
-                                        std::ostream &Log) {
+/// Last record per candidate of an existing results file; records that are
+/// not valid pkbcheck-eval/1 records are skipped with a warning on \p Log.
+/// nullopt (after an error on \p Log) if the file cannot be read.
+std::optional<std::map<std::string, json>> loadRecords(const std::string &File,
+                                                       std::ostream &Log) {
+  std::vector<json> Records;
+  if (!readEvalRecords(File, Records, Log))
+    return std::nullopt;
   std::map<std::string, json> Out;
-  std::ifstream In(File);
-  std::string Line;
-  unsigned N = 0;
-  while (std::getline(In, Line)) {
-    ++N;
-    if (Line.empty())
-      continue;
-    json J = json::parse(Line, nullptr, false);
-    if (J.is_discarded() || !J.is_object() || !J.contains("candidate")) {
-      Log << fmt::format("{}:{}: warning: skipping a malformed record\n", File,
-                         N);
-      continue;
-    }
-    Out[J["candidate"].get<std::string>()] = J;
+  for (json &J : Records) {
+    std::string Candidate = J["candidate"].get<std::string>();
+    Out[Candidate] = std::move(J);
   }
   return Out;
 }
@@ -314,9 +309,12 @@ int runEval(const EvalOptions &Opts, const DynamicRunner &Runner,
             const std::string &NoGpuReason, std::ostream &Log) {
   // 1. Records already in the results file (resume).
   std::map<std::string, json> Done;
-  if (fs::exists(Opts.Results))
-    Done = loadRecords(Opts.Results, Log);
-  else if (Opts.Resume) {
+  if (fs::exists(Opts.Results)) {
+    auto Loaded = loadRecords(Opts.Results, Log);
+    if (!Loaded)
+      return 2;
+    Done = std::move(*Loaded);
+  } else if (Opts.Resume) {
     Log << "pkbcheck: error: --resume: no results file '" << Opts.Results
         << "'\n";
     return 2;
@@ -344,15 +342,27 @@ int runEval(const EvalOptions &Opts, const DynamicRunner &Runner,
     if (I % Opts.ShardCount == Opts.ShardIndex)
       Mine.push_back(All[I]);
 
-  std::ofstream Out(Opts.Results, std::ios::app);
-  if (!Out) {
-    Log << "pkbcheck: error: cannot append to '" << Opts.Results << "'\n";
+  JsonlAppender Out;
+  std::string WriteError;
+  if (!Out.open(Opts.Results, WriteError)) {
+    Log << "pkbcheck: error: cannot write '" << Opts.Results
+        << "': " << WriteError << "\n";
     return 2;
   }
+  // Appends one record durably. After the first failure (disk full, I/O
+  // error) nothing more is written: the caller stops and exits 2.
   auto Append = [&](const json &Rec) {
-    Out << Rec.dump() << "\n";
-    Out.flush();
+    if (!WriteError.empty())
+      return false;
+    if (!Out.append(Rec, WriteError)) {
+      if (WriteError.empty())
+        WriteError = "write failed";
+      Log << "pkbcheck: error: cannot write '" << Opts.Results
+          << "': " << WriteError << "\n";
+      return false;
+    }
     Done[Rec["candidate"].get<std::string>()] = Rec;
+    return true;
   };
 
   // 3. Static stage for candidates without a record.
@@ -403,7 +413,8 @@ int runEval(const EvalOptions &Opts, const DynamicRunner &Runner,
         Rec["dynamic"] = {{"ran", false}, {"reason", "pending"}};
         Rec["stage"] = "static";
         finishRecord(Rec);
-        Append(Rec);
+        if (!Append(Rec))
+          return;
         Counter.add(Rec["gate"].get<std::string>());
         ++Screened;
         if (Tty)
@@ -415,6 +426,8 @@ int runEval(const EvalOptions &Opts, const DynamicRunner &Runner,
     return Interrupted(Sig, Screened, ToAnalyze.size(), "screened");
   if (Tty)
     Log << "\n";
+  if (!WriteError.empty())
+    return 2;
 
   // 4. Dynamic stage for records still at the static stage. A GPU run is not
   // stopped halfway: a signal ends the loop before the next candidate, a
@@ -473,7 +486,8 @@ int runEval(const EvalOptions &Opts, const DynamicRunner &Runner,
     Rec["dynamic"] = Dyn;
     Rec["stage"] = Complete ? "final" : "static";
     finishRecord(Rec);
-    Append(Rec);
+    if (!Append(Rec))
+      return 2;
     Final.add(Rec["class"].get<std::string>());
     if (Tty && Ran)
       Log << fmt::format("\rran {} on GPUs: {}", Ran, Final.str())

@@ -135,6 +135,13 @@ std::string ruleHelpUri(const std::string &DocsUrl, const CheckInfo &R) {
 
 namespace {
 
+/// J as one line of JSON. File names and messages may hold invalid UTF-8
+/// (paths are bytes): it is replaced by U+FFFD instead of making dump()
+/// throw (type_error 316), so every report is valid JSON.
+std::string dumpJson(const json &J) {
+  return J.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 const char *sevColor(Severity S) {
   switch (S) {
   case Severity::Error:
@@ -219,26 +226,25 @@ public:
     OS.flush();
   }
   void file(const FileReport &R) override {
-    OS << (First ? "" : ",\n") << toJson(R).dump();
+    OS << (First ? "" : ",\n") << dumpJson(toJson(R));
     First = false;
     OS.flush();
   }
   void end(const RunSummary &S) override {
     OS << "\n],\n\"summary\":"
-       << json{{"files", S.Files},
-               {"files_with_errors", S.FilesWithErrors},
-               {"input_errors", S.InputErrors},
-               {"errors", S.Errors},
-               {"warnings", S.Warnings},
-               {"notes", S.Notes},
-               {"not_fully_checked", S.NotChecked},
-               {"seconds", S.Seconds},
-               {"not_analyzed", S.FailedFiles},
-               {"not_checked", S.NotCheckedFiles},
-               {"planned_files", std::max(S.Planned, S.Files)},
-               {"interrupted", S.Interrupted != 0},
-               {"exit_status", exitStatus(S)}}
-              .dump()
+       << dumpJson(json{{"files", S.Files},
+                        {"files_with_errors", S.FilesWithErrors},
+                        {"input_errors", S.InputErrors},
+                        {"errors", S.Errors},
+                        {"warnings", S.Warnings},
+                        {"notes", S.Notes},
+                        {"not_fully_checked", S.NotChecked},
+                        {"seconds", S.Seconds},
+                        {"not_analyzed", S.FailedFiles},
+                        {"not_checked", S.NotCheckedFiles},
+                        {"planned_files", std::max(S.Planned, S.Files)},
+                        {"interrupted", S.Interrupted != 0},
+                        {"exit_status", exitStatus(S)}})
        << "}\n";
     OS.flush();
   }
@@ -337,13 +343,13 @@ public:
           {"uri", sarifArtifactUri(Cwd + (Cwd.ends_with('/') ? "" : "/"))}};
     OS << "{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\","
           "\"version\":\"2.1.0\",\"runs\":[{\"tool\":"
-       << Tool.dump() << ",\n\"originalUriBaseIds\":" << BaseIds.dump()
+       << dumpJson(Tool) << ",\n\"originalUriBaseIds\":" << dumpJson(BaseIds)
        << ",\n\"results\":[\n";
     OS.flush();
   }
   void file(const FileReport &R) override {
     for (const Finding &F : R.Findings) {
-      OS << (First ? "" : ",\n") << result(F).dump();
+      OS << (First ? "" : ",\n") << dumpJson(result(F));
       First = false;
     }
     for (const Diagnostic &D : R.Diags) {
@@ -370,7 +376,7 @@ public:
     json Inv{{"executionSuccessful", S.InputErrors == 0 && !S.Interrupted},
              {"exitCode", exitStatus(S)},
              {"toolExecutionNotifications", Notifications}};
-    OS << "\n],\n\"invocations\":[" << Inv.dump() << "]}]}\n";
+    OS << "\n],\n\"invocations\":[" << dumpJson(Inv) << "]}]}\n";
     OS.flush();
   }
 

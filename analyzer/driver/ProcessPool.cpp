@@ -153,7 +153,7 @@ void installCrashReporting(const std::string &Path, unsigned LimitMiB, int Fd) {
                                 " MiB and was stopped (--max-memory); other "
                                 "files are unaffected",
                             0))
-            .dump();
+            .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   Stack =
       toJson(failedReport(Path, "input-error", "nesting-too-deep",
                           "the input nests too deeply: the parser's recursion "
@@ -162,7 +162,7 @@ void installCrashReporting(const std::string &Path, unsigned LimitMiB, int Fd) {
                               " MiB (an expression or statement with tens of "
                               "thousands of nested operators?)",
                           0))
-          .dump();
+          .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   OomReport = LimitMiB ? &Oom : nullptr;
   StackReport = &Stack;
   ReportFd = Fd;
@@ -297,19 +297,22 @@ int runInChildren(const std::vector<std::string> &Paths,
         L.rlim_cur = L.rlim_max = rlim_t(Opts.MaxMemoryMiB) << 20;
         ::setrlimit(RLIMIT_DATA, &L);
       }
+      // Paths and messages may hold invalid UTF-8 (file names are bytes):
+      // replace it rather than throw from dump() (type_error 316).
+      const auto Replace = nlohmann::json::error_handler_t::replace;
       std::string Out;
       try {
-        Out = toJson(Work(Paths[Index])).dump();
+        Out = toJson(Work(Paths[Index])).dump(-1, ' ', false, Replace);
       } catch (const std::bad_alloc &) {
         if (OomReport)
           writeOomAndExit();
         Out = toJson(failedReport(Paths[Index], "crash", "out-of-memory",
                                   "analysis ran out of memory", 0))
-                  .dump();
+                  .dump(-1, ' ', false, Replace);
       } catch (const std::exception &E) {
         Out = toJson(failedReport(Paths[Index], "crash", "internal-error",
                                   E.what(), 0))
-                  .dump();
+                  .dump(-1, ' ', false, Replace);
       }
       writeAll(Fds[1], Out);
       ::close(Fds[1]);

@@ -9,11 +9,14 @@
 #include "Report.h"
 
 #include "Eval.h"
+#include "Records.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <fstream>
+#include <limits>
+#include <optional>
 #include <set>
 
 using nlohmann::json;
@@ -22,39 +25,91 @@ namespace pkb {
 
 namespace {
 
+// Type-tolerant field reads. Records are validated when loaded
+// (readEvalRecords), but ReportData can also be filled by hand: none of
+// these throws, whatever the record holds.
+
+/// The member \p Key of \p R, or null if R is no object or lacks it.
+const json *field(const json &R, const char *Key) {
+  if (!R.is_object())
+    return nullptr;
+  auto It = R.find(Key);
+  return It == R.end() ? nullptr : &*It;
+}
+
+/// R[Key] if it is a string, else \p Default.
+std::string stringOr(const json &R, const char *Key,
+                     const std::string &Default = "") {
+  const json *F = field(R, Key);
+  return F && F->is_string() ? F->get<std::string>() : Default;
+}
+
+/// R[Key] if it is a number, else \p Default (NaN is written as null).
+double numberOr(const json &R, const char *Key, double Default) {
+  const json *F = field(R, Key);
+  return F && F->is_number() ? F->get<double>() : Default;
+}
+
+/// R[Key] if it is an integer, else \p Default.
+long long integerOr(const json &R, const char *Key, long long Default) {
+  const json *F = field(R, Key);
+  if (F && F->is_number_integer())
+    return F->is_number_unsigned()
+               ? static_cast<long long>(std::min<uint64_t>(
+                     F->get<uint64_t>(), std::numeric_limits<long long>::max()))
+               : F->get<long long>();
+  return Default;
+}
+
+/// R[Key] if it is an object, else an empty object.
+const json &objectOr(const json &R, const char *Key) {
+  static const json Empty = json::object();
+  const json *F = field(R, Key);
+  return F && F->is_object() ? *F : Empty;
+}
+
+/// The record's explained_by list joined by spaces (non-strings skipped).
+std::string explainedBy(const json &R) {
+  std::string Out;
+  const json *E = field(R, "explained_by");
+  if (E && E->is_array())
+    for (const json &X : *E)
+      if (X.is_string())
+        Out += (Out.empty() ? "" : " ") + X.get<std::string>();
+  return Out;
+}
+
 bool isCorrect(const json &R) {
-  std::string C = R.value("class", "");
+  std::string C = stringOr(R, "class");
   return C == "correct-faster" || C == "correct-slower" ||
          C == "correct-untimed";
 }
 
 double speedupOf(const json &R) {
-  if (!R.contains("dynamic") || !R["dynamic"].is_object())
-    return 0;
-  const json &D = R["dynamic"];
-  if (D.contains("speedup") && D["speedup"].is_number())
-    return D["speedup"].get<double>();
-  return 0;
+  return numberOr(objectOr(R, "dynamic"), "speedup", 0);
+}
+
+bool hasProblem(const json &R) {
+  const json *P = field(R, "problem");
+  return P && P->is_object();
 }
 
 std::string problemKey(const json &R) {
-  if (!R.contains("problem") || !R["problem"].is_object())
+  if (!hasProblem(R))
     return "(unknown)";
-  return fmt::format("{} {}", R["problem"].value("id", 0),
-                     R["problem"].value("name", ""));
+  const json &P = objectOr(R, "problem");
+  return fmt::format("{} {}", integerOr(P, "id", 0), stringOr(P, "name"));
 }
 
 /// Roofline fraction of a run: "roofline_fraction" or roofline.fraction.
 std::optional<double> rooflineOf(const json &R) {
-  if (!R.contains("dynamic") || !R["dynamic"].is_object())
-    return std::nullopt;
-  const json &D = R["dynamic"];
-  if (D.contains("roofline_fraction") && D["roofline_fraction"].is_number())
-    return D["roofline_fraction"].get<double>();
-  if (D.contains("roofline") && D["roofline"].is_object() &&
-      D["roofline"].contains("fraction") &&
-      D["roofline"]["fraction"].is_number())
-    return D["roofline"]["fraction"].get<double>();
+  const json &D = objectOr(R, "dynamic");
+  const json *F = field(D, "roofline_fraction");
+  if (F && F->is_number())
+    return F->get<double>();
+  F = field(objectOr(D, "roofline"), "fraction");
+  if (F && F->is_number())
+    return F->get<double>();
   return std::nullopt;
 }
 
@@ -128,25 +183,13 @@ bool loadReport(const std::vector<std::string> &Files, ReportData &Out,
                 std::ostream &Log) {
   std::map<std::string, json> Last;
   for (const std::string &F : Files) {
-    std::ifstream In(F);
-    if (!In) {
-      Log << "pkbcheck: error: cannot read '" << F << "'\n";
+    // Records are validated (Records.h), so the reads below cannot throw.
+    std::vector<json> Records;
+    if (!readEvalRecords(F, Records, Log))
       return false;
-    }
-    std::string Line;
-    unsigned N = 0;
-    while (std::getline(In, Line)) {
-      ++N;
-      if (Line.empty())
-        continue;
-      json J = json::parse(Line, nullptr, false);
-      if (J.is_discarded() || !J.is_object() || !J.contains("candidate") ||
-          !J["candidate"].is_string()) {
-        Log << fmt::format("{}:{}: warning: not an eval record; skipped\n", F,
-                           N);
-        continue;
-      }
-      Last[J["candidate"].get<std::string>()] = J;
+    for (json &J : Records) {
+      std::string Candidate = J["candidate"].get<std::string>();
+      Last[Candidate] = std::move(J);
     }
   }
   for (auto &[K, R] : Last)
@@ -164,8 +207,8 @@ bool loadReport(const std::vector<std::string> &Files, ReportData &Out,
   std::map<std::string, std::vector<const json *>> PerSet;
   double RunSeconds = 0;
   for (const json &R : Out.Records) {
-    std::string C = R.value("class", "not-analyzed");
-    std::string Set = R.value("set", "default");
+    std::string C = stringOr(R, "class", "not-analyzed");
+    std::string Set = stringOr(R, "set", "default");
     ++Out.ByClass[C];
     ++Out.BySet[Set][C];
     ++Out.ByProblem[problemKey(R)][C];
@@ -174,12 +217,13 @@ bool loadReport(const std::vector<std::string> &Files, ReportData &Out,
     if (isCorrect(R))
       if (auto F = rooflineOf(R))
         Out.Roofline[problemKey(R)].push_back(*F);
-    bool Ran = R.contains("dynamic") && R["dynamic"].is_object() &&
-               R["dynamic"].value("ran", false);
-    std::string Gate = R.value("gate", "");
+    const json &Dyn = objectOr(R, "dynamic");
+    const json *RanField = field(Dyn, "ran");
+    bool Ran = RanField && RanField->is_boolean() && RanField->get<bool>();
+    std::string Gate = stringOr(R, "gate");
     if (Ran) {
       ++Out.Runs;
-      RunSeconds += R["dynamic"].value("seconds", 0.0);
+      RunSeconds += numberOr(Dyn, "seconds", 0.0);
       auto Cls = parseEvalClass(C);
       bool Failed = Cls && isDynamicFailure(*Cls);
       if (Gate == "flagged")
@@ -283,21 +327,20 @@ void writeCsv(const ReportData &D, std::ostream &OS) {
   OS << "candidate,set,problem_id,problem,class,gate,static_errors,"
         "static_warnings,speedup,roofline_fraction,explained_by\n";
   for (const json &R : D.Records) {
-    std::string Explained;
-    for (const json &E : R.value("explained_by", json::array()))
-      Explained += (Explained.empty() ? "" : " ") + E.get<std::string>();
-    const json Static = R.value("static", json::object());
+    const json &Static = objectOr(R, "static");
+    const json &Problem = objectOr(R, "problem");
     auto Roof = rooflineOf(R);
-    bool HasProblem = R.contains("problem") && R["problem"].is_object();
-    OS << csvField(R.value("candidate", "")) << ","
-       << csvField(R.value("set", "")) << ","
-       << (HasProblem ? std::to_string(R["problem"].value("id", 0)) : "") << ","
-       << csvField(HasProblem ? R["problem"].value("name", "") : "") << ","
-       << R.value("class", "") << "," << R.value("gate", "") << ","
-       << Static.value("errors", 0) << "," << Static.value("warnings", 0) << ","
+    bool HasProblem = hasProblem(R);
+    OS << csvField(stringOr(R, "candidate")) << ","
+       << csvField(stringOr(R, "set")) << ","
+       << (HasProblem ? std::to_string(integerOr(Problem, "id", 0)) : "") << ","
+       << csvField(stringOr(Problem, "name")) << ","
+       << csvField(stringOr(R, "class")) << "," << csvField(stringOr(R, "gate"))
+       << "," << integerOr(Static, "errors", 0) << ","
+       << integerOr(Static, "warnings", 0) << ","
        << (speedupOf(R) > 0 ? fmt::format("{:.4f}", speedupOf(R)) : "") << ","
        << (Roof ? fmt::format("{:.4f}", *Roof) : "") << ","
-       << csvField(Explained) << "\n";
+       << csvField(explainedBy(R)) << "\n";
   }
 }
 
@@ -415,7 +458,7 @@ void writeHtml(const ReportData &D, std::ostream &OS) {
     OS << fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" "
                       "fill=\"#1f77b4\"><title>{}: speedup {:.2f}, roofline "
                       "{:.2f}</title></circle>",
-                      X, Yv, escapeHtml(R.value("candidate", "")), speedupOf(R),
+                      X, Yv, escapeHtml(stringOr(R, "candidate")), speedupOf(R),
                       *F);
     ++Dots;
   }
@@ -464,17 +507,14 @@ void writeHtml(const ReportData &D, std::ostream &OS) {
         "<th>problem</th><th>class</th><th>static errors</th><th>speedup</th>"
         "<th>explained by</th></tr>\n";
   for (const json &R : D.Records) {
-    std::string Explained;
-    for (const json &E : R.value("explained_by", json::array()))
-      Explained += (Explained.empty() ? "" : " ") + E.get<std::string>();
     OS << fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}"
         "</td><td>{}</td></tr>\n",
-        escapeHtml(R.value("candidate", "")), escapeHtml(R.value("set", "")),
-        escapeHtml(problemKey(R)), R.value("class", ""),
-        R.value("static", json::object()).value("errors", 0),
+        escapeHtml(stringOr(R, "candidate")), escapeHtml(stringOr(R, "set")),
+        escapeHtml(problemKey(R)), escapeHtml(stringOr(R, "class")),
+        integerOr(objectOr(R, "static"), "errors", 0),
         speedupOf(R) > 0 ? fmt::format("{:.2f}", speedupOf(R)) : "",
-        escapeHtml(Explained));
+        escapeHtml(explainedBy(R)));
   }
   OS << "</table>\n</body></html>\n";
 }

@@ -19,7 +19,9 @@
 
 #include "pkb/Ptx.h"
 
+#include <algorithm>
 #include <cctype>
+#include <initializer_list>
 #include <optional>
 #include <string_view>
 
@@ -438,7 +440,7 @@ void decodeLdSt(Inst &I, const Quals &Q, const std::vector<std::string> &Ops,
 void decodeAtomRed(Inst &I, const Quals &Q,
                    const std::vector<std::string> &Ops) {
   bool IsAtom = I.Opcode == "atom";
-  bool Async = Q.at(1) == "async";
+  bool Async = !IsAtom && Q.at(1) == "async"; // there is no atom.async
   I.Kind = IsAtom ? InstKind::Atomic : InstKind::Reduction;
   if (Async)
     I.Mnemonic = "red.async";
@@ -706,12 +708,79 @@ bool isPureOpcode(std::string_view Op) {
       "vabsdiff",     "vshl",       "vshr",
       "vset",         "vadd2",      "vsub2",
       "vavrg2",       "vadd4",      "vsub4",
-      "vavrg4",
+      "vavrg4",       "vabsdiff2",  "vabsdiff4",
+      "vmin2",        "vmax2",      "vmin4",
+      "vmax4",        "vset2",      "vset4",
   };
   for (std::string_view P : Pure)
     if (P == Op)
       return true;
   return false;
+}
+
+/// Opcodes the ISA defines that the decoder models as Opaque on purpose
+/// (calls, matrix, tensor-core, texture and surface instructions...): known,
+/// so no `ptx-unknown` note.
+bool isKnownOpaqueOpcode(std::string_view Op) {
+  static constexpr std::string_view Known[] = {
+      "call",      "ldmatrix",     "stmatrix",
+      "movmatrix", "wmma",         "mma",
+      "wgmma",     "tcgen05",      "tex",
+      "tld4",      "txq",          "suld",
+      "sust",      "sured",        "suq",
+      "discard",   "tensormap",    "alloca",
+      "stacksave", "stackrestore", "clusterlaunchcontrol",
+  };
+  for (std::string_view K : Known)
+    if (K == Op)
+      return true;
+  return false;
+}
+
+/// Marks \p I unknown: Opaque, with the state space and the first address
+/// operand that can be seen.
+void makeUnknown(Inst &I, const Quals &Q, const std::vector<std::string> &Ops) {
+  I.Kind = InstKind::Opaque;
+  I.Unknown = true;
+  I.Order = MemOrder::Plain;
+  I.Scp = Scope::None;
+  I.Barrier = BarrierKind::None;
+  I.AtomicOp.clear();
+  I.Width = 0;
+  I.AddrOperand = I.ValueOperand = I.DestOperand = -1;
+  I.Space = Q.space();
+  size_t A = firstAddress(Ops);
+  if (A != std::string::npos)
+    I.AddrOperand = opIndex(Ops, A);
+}
+
+/// True if the sub-operation of a family decoded by sub-operation is one
+/// the decoder knows (the rest would get invented semantics).
+bool isKnownSubOp(const Inst &I, const Quals &Q) {
+  auto OneOf = [](const std::string &S,
+                  std::initializer_list<std::string_view> L) {
+    for (std::string_view X : L)
+      if (S == X)
+        return true;
+    return false;
+  };
+  const std::string &Op = I.Opcode;
+  if (Op == "multimem")
+    return OneOf(Q.at(1), {"ld_reduce", "st", "red"});
+  if (Op == "mbarrier")
+    return OneOf(Q.at(1),
+                 {"init", "inval", "arrive", "arrive_drop", "test_wait",
+                  "try_wait", "pending_count", "expect_tx", "complete_tx"});
+  if (Op == "barrier" && Q.at(1) == "cluster")
+    return OneOf(Q.at(2), {"arrive", "wait"});
+  if (Op == "atom") // red.async exists (9.7.13.7), atom.async does not
+    return Q.at(1) != "async";
+  if (Op == "bar" || Op == "barrier") {
+    const std::string &Action = Q.at(Q.at(1) == "cta" ? 2 : 1);
+    return OneOf(Action, {"sync", "arrive", "red"}) ||
+           (Op == "bar" && Action == "warp" && Q.at(2) == "sync");
+  }
+  return true;
 }
 
 void decodeOne(Inst &I, const std::string &Body) {
@@ -730,6 +799,8 @@ void decodeOne(Inst &I, const std::string &Body) {
   I.Mnemonic = I.Opcode;
   const std::string &Op = I.Opcode;
 
+  if (!isKnownSubOp(I, Q))
+    return makeUnknown(I, Q, RawOps);
   if (Op == "ld" || Op == "ldu")
     return decodeLdSt(I, Q, RawOps, /*IsLoad=*/true);
   if (Op == "st")
@@ -751,15 +822,39 @@ void decodeOne(Inst &I, const std::string &Body) {
     I.Kind = InstKind::Other;
     return;
   }
-  // Unknown: keep it, with whatever address we can see.
-  I.Kind = InstKind::Opaque;
-  I.Space = Q.space();
-  size_t A = firstAddress(RawOps);
-  if (A != std::string::npos)
-    I.AddrOperand = opIndex(RawOps, A);
+  // Known but not modeled, or unknown: keep it, with whatever address we
+  // can see.
+  makeUnknown(I, Q, RawOps);
+  I.Unknown = !isKnownOpaqueOpcode(Op);
 }
 
 } // namespace
+
+std::string instructionName(const Inst &I) {
+  std::string_view T = I.Text;
+  if (I.Predicated && !T.empty() && T[0] == '@') {
+    size_t Sp = T.find(' ');
+    T = Sp == std::string_view::npos ? std::string_view() : T.substr(Sp + 1);
+  }
+  size_t Sp = T.find(' ');
+  return std::string(T.substr(0, Sp));
+}
+
+std::string unknownInstructionMessage(const Inst &I) {
+  return "unknown PTX instruction '" + instructionName(I) +
+         "' in inline asm; modeled as an opaque event";
+}
+
+std::vector<std::string> unknownInstructions(const std::vector<Inst> &Insts) {
+  std::vector<std::string> Out;
+  for (const Inst &I : Insts)
+    if (I.Unknown) {
+      std::string N = instructionName(I);
+      if (std::find(Out.begin(), Out.end(), N) == Out.end())
+        Out.push_back(std::move(N));
+    }
+  return Out;
+}
 
 std::vector<Inst> decode(const std::string &AsmTemplate) {
   std::vector<Inst> Out;

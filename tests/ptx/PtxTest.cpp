@@ -57,6 +57,7 @@ TEST_P(PtxForm, DecodesExactly) {
   EXPECT_EQ(I.ProxyKind, F.Proxy);
   EXPECT_FALSE(I.Predicated);
   EXPECT_EQ(I.LineInAsm, 0u);
+  EXPECT_FALSE(I.Unknown); // every form of the table is a known one
 }
 
 using K = InstKind;
@@ -273,7 +274,8 @@ const Form Forms[] = {
      0, "", -1, -1, -1},
     {"prefetch.global.L2 [%0];", K::Other, "prefetch", O::Plain, S::None,
      A::Unknown, 0, "", -1, -1, -1},
-    // Unknown with a possible memory effect: Opaque, never dropped.
+    // Known, with a possible memory effect the model does not express:
+    // Opaque, never dropped, and no ptx-unknown note.
     {"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];",
      K::Opaque, "ldmatrix", O::Plain, S::None, A::Shared, 0, "", 4, -1, -1},
     {"discard.global.L2 [%0], 128;", K::Opaque, "discard", O::Plain, S::None,
@@ -402,6 +404,80 @@ TEST(PtxDecode, ArbitraryBytesNeverCrash) {
       EXPECT_LE(I.LineInAsm, 40u);
     }
   }
+}
+
+} // namespace
+
+namespace {
+
+TEST(PtxDecode, UnknownInstructionsAreOpaqueAndNamed) {
+  auto I = ptx::decode("foo.bar.u32 %0, [%1];\n"
+                       "@p multimem.frob.global.u32 [%0], %1;\n"
+                       "mbarrier.frob.shared::cta.b64 [%2];\n"
+                       "barrier.cluster.sync;\n"
+                       "bar.frob 0;\n"
+                       "foo.bar.u32 %0, [%1];");
+  ASSERT_EQ(I.size(), 6u);
+  for (const ptx::Inst &X : I) {
+    EXPECT_TRUE(X.Unknown) << X.Text;
+    EXPECT_EQ(X.Kind, InstKind::Opaque) << X.Text;
+    EXPECT_EQ(X.Order, MemOrder::Plain) << X.Text;
+    EXPECT_EQ(X.Barrier, BarrierKind::None) << X.Text;
+  }
+  EXPECT_EQ(I[0].AddrOperand, 1); // the address it may touch is kept
+  EXPECT_EQ(I[2].Space, AddrSpace::Shared);
+  EXPECT_TRUE(I[1].Predicated);
+  EXPECT_EQ(ptx::instructionName(I[1]), "multimem.frob.global.u32");
+  EXPECT_EQ(ptx::unknownInstructionMessage(I[0]),
+            "unknown PTX instruction 'foo.bar.u32' in inline asm; modeled as "
+            "an opaque event");
+  EXPECT_EQ(ptx::unknownInstructions(I),
+            (std::vector<std::string>{"foo.bar.u32", "multimem.frob.global.u32",
+                                      "mbarrier.frob.shared::cta.b64",
+                                      "barrier.cluster.sync", "bar.frob"}));
+  EXPECT_STREQ(ptx::UnknownInstructionCode, "ptx-unknown");
+}
+
+TEST(PtxDecode, KnownInstructionsAreNotUnknown) {
+  auto I =
+      ptx::decode("wgmma.fence.sync.aligned; tcgen05.commit.cta_group::1"
+                  ".mbarrier::arrive::one.b64 [%0]; vmin2.u32.u32.u32 %0, "
+                  "%1, %2, %3; bar.warp.sync -1; barrier.cta.sync.aligned "
+                  "0; mbarrier.arrive.expect_tx.shared::cta.b64 %0, [%1],"
+                  " %2; multimem.red.release.sys.global.add.u32 [%0], %1;"
+                  " setp.eq.u32 p, %0, 1; sust.b.1d.b32.trap [%0, {%1}], "
+                  "{%2}; tensormap.replace.tile.global_address.global.b1024"
+                  ".b64 [%0], %1");
+  ASSERT_EQ(I.size(), 10u);
+  for (const ptx::Inst &X : I)
+    EXPECT_FALSE(X.Unknown) << X.Text;
+  EXPECT_TRUE(ptx::unknownInstructions(I).empty());
+  EXPECT_EQ(I[2].Kind, InstKind::Other);
+  EXPECT_EQ(I[3].Barrier, BarrierKind::Warp);
+}
+
+} // namespace
+
+namespace {
+
+// fuzz_ptx, crash 1: `atom.async...` was decoded as an Atomic with mnemonic
+// "red.async" (the red.async rule keyed on `.async` alone). atom has no
+// .async form: it is unknown now, and red.async keeps its meaning.
+TEST(PtxFuzzRegression, AtomAsyncIsUnknownNotRedAsync) {
+  auto I = ptx::decode("atom.async.bulk.shared::cluster.global.u32 %0, [%1], "
+                       "%2;\nred.async.relaxed.cluster.shared::cluster.mbarrier"
+                       "::complete_tx::bytes.add.u32 [%0], %1, [%2];");
+  ASSERT_EQ(I.size(), 2u);
+  EXPECT_TRUE(I[0].Unknown);
+  EXPECT_EQ(I[0].Kind, InstKind::Opaque);
+  EXPECT_EQ(I[0].Mnemonic, "atom");
+  EXPECT_EQ(I[0].AddrOperand, 1);
+  EXPECT_EQ(ptx::unknownInstructionMessage(I[0]),
+            "unknown PTX instruction 'atom.async.bulk.shared::cluster.global."
+            "u32' in inline asm; modeled as an opaque event");
+  EXPECT_FALSE(I[1].Unknown);
+  EXPECT_EQ(I[1].Kind, InstKind::Reduction);
+  EXPECT_EQ(I[1].Mnemonic, "red.async");
 }
 
 } // namespace

@@ -62,15 +62,36 @@ struct Inst {
   BarrierKind Barrier = BarrierKind::None;
   bool Predicated = false; ///< Has an @p guard.
   unsigned LineInAsm = 0;  ///< 0-based line index within the asm string.
+  /// The decoder does not know this instruction: its opcode is in no table
+  /// of docs/ptx.md, or it is a `multimem`, `mbarrier`, `barrier.cluster` or
+  /// `cp` instruction with an unknown sub-operation. Such an instruction is
+  /// Opaque (never dropped). The front end reports each one as a
+  /// `ptx-unknown` note (unknownInstructionMessage) at the asm statement.
+  bool Unknown = false;
 };
+
+/// Diagnostic code of the note about an unknown instruction.
+inline constexpr const char *UnknownInstructionCode = "ptx-unknown";
+
+/// The instruction as named in messages: the opcode token with its
+/// qualifiers, without guard and operands ("foo.bar.u32").
+std::string instructionName(const Inst &I);
+
+/// Message of the `ptx-unknown` note for \p I, e.g. "unknown PTX instruction
+/// 'foo.bar' in inline asm; modeled as an opaque event".
+std::string unknownInstructionMessage(const Inst &I);
+
+/// The distinct names (instructionName) of the unknown instructions of
+/// \p Insts, in order of first appearance: what one asm statement reports.
+std::vector<std::string> unknownInstructions(const std::vector<Inst> &Insts);
 
 /// Decodes an asm template (the string literal(s) of an asm statement,
 /// concatenated, escapes already processed) into instructions. Statements end
 /// at ';' (a newline alone does not end one, so an instruction may span
 /// lines; the last statement needs no ';'); `{`/`}` scopes, `//` and `/* */`
 /// comments, labels (`L1:`) and directives (`.reg`, `.pred`, ...) are
-/// skipped. Never fails: anything unrecognized becomes InstKind::Opaque (if it
-/// can touch memory) or Other. Semantics follow PTX ISA 9.0 (docs/ptx.md).
+/// skipped. Never fails: anything unrecognized becomes InstKind::Opaque with
+/// Inst::Unknown set. Semantics follow PTX ISA 9.0 (docs/ptx.md).
 std::vector<Inst> decode(const std::string &AsmTemplate);
 
 } // namespace pkb::ptx

@@ -1,0 +1,423 @@
+//===- Records.cpp - Reading and appending eval records (JSONL) -----------===//
+
+#include "Records.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using nlohmann::json;
+
+namespace pkb {
+
+const std::vector<FieldSpec> &evalRecordSchema() {
+  // Every field a reader of records uses (Eval.cpp: loadRecords, runEval,
+  // finishRecord; Report.cpp: loadReport and the writers), with the types
+  // those readers accept. Floating-point values may be null: nlohmann::json
+  // writes NaN and infinities as null. docs/eval.md shows the schema.
+  static const std::vector<FieldSpec> Schema = {
+      {"schema", FtString},
+      {"candidate", FtString, /*Required=*/true},
+      {"set", FtString},
+      {"problem", FtNull | FtObject},
+      {"problem.id", FtInt, true},
+      {"problem.name", FtString, true},
+      {"static", FtObject, true},
+      {"static.status", FtString},
+      {"static.kernels", FtInt},
+      {"static.seconds", FtNumber | FtNull},
+      {"static.errors", FtInt},
+      {"static.warnings", FtInt},
+      {"static.findings", FtArray},
+      {"static.findings[]", FtObject},
+      {"static.findings[].check", FtString},
+      {"static.findings[].severity", FtString},
+      {"static.findings[].kernel", FtString},
+      {"static.findings[].file", FtString},
+      {"static.findings[].line", FtInt},
+      {"static.findings[].col", FtInt},
+      {"static.findings[].message", FtString},
+      {"static.findings[].fix", FtString},
+      {"static.findings[].related", FtArray},
+      {"static.findings[].related[]", FtObject},
+      {"static.findings[].related[].role", FtString},
+      {"static.findings[].related[].file", FtString},
+      {"static.findings[].related[].line", FtInt},
+      {"static.findings[].related[].col", FtInt},
+      {"static.findings[].related[].text", FtString},
+      {"static.findings[].witness", FtObject},
+      {"static.diagnostics", FtArray},
+      {"static.diagnostics[]", FtObject},
+      {"static.diagnostics[].code", FtString},
+      {"static.diagnostics[].severity", FtString},
+      {"static.diagnostics[].file", FtString},
+      {"static.diagnostics[].line", FtInt},
+      {"static.diagnostics[].col", FtInt},
+      {"static.diagnostics[].message", FtString},
+      {"gate", FtString},
+      {"stage", FtString},
+      {"class", FtString},
+      {"explained_by", FtArray},
+      {"explained_by[]", FtString},
+      {"dynamic", FtObject},
+      {"dynamic.ran", FtBool},
+      {"dynamic.reason", FtString},
+      {"dynamic.verdict", FtString},
+      {"dynamic.detail", FtString},
+      {"dynamic.mode", FtString},
+      {"dynamic.speedup", FtNumber | FtNull},
+      {"dynamic.seconds", FtNumber | FtNull},
+      {"dynamic.roofline_fraction", FtNumber | FtNull},
+      {"dynamic.roofline", FtObject},
+      {"dynamic.roofline.fraction", FtNumber | FtNull},
+      {"dynamic.first_failing_call", FtInt | FtNull},
+      {"dynamic.cases", FtArray},
+  };
+  return Schema;
+}
+
+namespace {
+
+/// The schema named in records this build writes and reads.
+constexpr const char *SchemaName = "pkbcheck-eval/1";
+/// Deeper lines are rejected before parsing: nothing in a record nests
+/// more than about ten levels, and recursive copies/dumps of a value nested
+/// thousands of levels deep would exhaust the stack.
+constexpr unsigned MaxDepth = 128;
+
+/// The FieldType bits \p V satisfies.
+unsigned typeBits(const json &V) {
+  switch (V.type()) {
+  case json::value_t::null:
+    return FtNull;
+  case json::value_t::boolean:
+    return FtBool;
+  case json::value_t::number_integer: {
+    int64_t I = V.get<int64_t>();
+    return FtNumber | (I >= INT_MIN && I <= INT_MAX ? unsigned(FtInt) : 0u);
+  }
+  case json::value_t::number_unsigned:
+    return FtNumber | (V.get<uint64_t>() <= INT_MAX ? unsigned(FtInt) : 0u);
+  case json::value_t::number_float:
+    return FtNumber;
+  case json::value_t::string:
+    return FtString;
+  case json::value_t::object:
+    return FtObject;
+  case json::value_t::array:
+    return FtArray;
+  default:
+    return 0;
+  }
+}
+
+/// "a string", "an integer out of range (N)", ... for the message about a
+/// value \p V that is not of the \p Expected types.
+std::string describe(const json &V, unsigned Expected) {
+  switch (V.type()) {
+  case json::value_t::null:
+    return "null";
+  case json::value_t::boolean:
+    return "a boolean";
+  case json::value_t::number_integer:
+  case json::value_t::number_unsigned:
+    return Expected & FtInt ? "an integer out of range (" + V.dump() + ")"
+                            : "an integer";
+  case json::value_t::number_float:
+    return "a fractional number";
+  case json::value_t::string:
+    return "a string";
+  case json::value_t::object:
+    return "an object";
+  case json::value_t::array:
+    return "an array";
+  default:
+    return "not a JSON value";
+  }
+}
+
+/// "a number or null" for a set of FieldType bits.
+std::string expected(unsigned Types) {
+  static const std::pair<unsigned, const char *> Names[] = {
+      {FtObject, "an object"}, {FtArray, "an array"}, {FtString, "a string"},
+      {FtNumber, "a number"},  {FtBool, "a boolean"}, {FtNull, "null"}};
+  std::string S;
+  if ((Types & FtInt) && !(Types & FtNumber))
+    S = "an integer";
+  for (const auto &[Bit, Name] : Names)
+    if (Types & Bit)
+      S += (S.empty() ? "" : " or ") + std::string(Name);
+  return S;
+}
+
+/// One step of a schema path: an object key, and whether the value is an
+/// array whose elements the rest of the path applies to.
+struct Step {
+  std::string_view Key;
+  bool Each = false;
+};
+
+std::vector<Step> splitPath(std::string_view Path) {
+  std::vector<Step> Out;
+  size_t B = 0;
+  while (B <= Path.size()) {
+    size_t E = Path.find('.', B);
+    if (E == std::string_view::npos)
+      E = Path.size();
+    std::string_view Part = Path.substr(B, E - B);
+    Step S;
+    if (Part.size() >= 2 && Part.substr(Part.size() - 2) == "[]") {
+      S.Each = true;
+      Part.remove_suffix(2);
+    }
+    S.Key = Part;
+    Out.push_back(S);
+    B = E + 1;
+  }
+  return Out;
+}
+
+/// Where a value sits: the keys and array indices from the root (-1 for
+/// an object member), rendered only when a check fails.
+using Trail = std::vector<std::pair<std::string_view, long>>;
+
+std::string render(const Trail &T) {
+  std::string S;
+  for (const auto &[Key, Index] : T) {
+    if (!S.empty())
+      S += '.';
+    S += Key;
+    if (Index >= 0)
+      S += fmt::format("[{}]", Index);
+  }
+  return S;
+}
+
+/// Checks the values \p Spec denotes below \p Parent (an object; anything
+/// else is left to the parent's own entry). \p At is Parent's trail.
+bool checkSpec(const json &Parent, const std::vector<Step> &Steps, size_t I,
+               Trail &At, const FieldSpec &Spec, std::string &Why) {
+  if (!Parent.is_object())
+    return true;
+  const Step &S = Steps[I];
+  bool Last = I + 1 == Steps.size();
+  auto It = Parent.find(S.Key);
+  if (It == Parent.end()) {
+    if (Last && Spec.Required && !S.Each) {
+      At.push_back({S.Key, -1});
+      Why = fmt::format("field '{}' is missing", render(At));
+      At.pop_back();
+      return false;
+    }
+    return true;
+  }
+  auto Check = [&](const json &V) {
+    if (!Last)
+      return checkSpec(V, Steps, I + 1, At, Spec, Why);
+    if (typeBits(V) & Spec.Types)
+      return true;
+    Why = fmt::format("field '{}' is {}, expected {}", render(At),
+                      describe(V, Spec.Types), expected(Spec.Types));
+    return false;
+  };
+  bool Ok = true;
+  if (!S.Each) {
+    At.push_back({S.Key, -1});
+    Ok = Check(*It);
+  } else if (It->is_array()) { // else the array's own entry reports it
+    At.push_back({S.Key, 0});
+    for (size_t K = 0; Ok && K < It->size(); ++K) {
+      At.back().second = static_cast<long>(K);
+      Ok = Check((*It)[K]);
+    }
+  } else {
+    return true;
+  }
+  At.pop_back();
+  return Ok;
+}
+
+/// evalRecordSchema() with its paths split, computed once.
+const std::vector<std::pair<const FieldSpec *, std::vector<Step>>> &
+compiledSchema() {
+  static const auto Compiled = [] {
+    std::vector<std::pair<const FieldSpec *, std::vector<Step>>> C;
+    for (const FieldSpec &Spec : evalRecordSchema())
+      C.emplace_back(&Spec, splitPath(Spec.Path));
+    return C;
+  }();
+  return Compiled;
+}
+
+/// Nesting depth of the JSON text \p Line (brackets outside strings), or
+/// MaxDepth + 1 as soon as it exceeds MaxDepth.
+unsigned nestingDepth(std::string_view Line) {
+  unsigned Depth = 0, Max = 0;
+  bool InString = false;
+  for (size_t I = 0; I < Line.size(); ++I) {
+    char C = Line[I];
+    if (InString) {
+      if (C == '\\')
+        ++I;
+      else if (C == '"')
+        InString = false;
+      continue;
+    }
+    if (C == '"')
+      InString = true;
+    else if (C == '[' || C == '{') {
+      Max = std::max(Max, ++Depth);
+      if (Max > MaxDepth)
+        return Max;
+    } else if ((C == ']' || C == '}') && Depth > 0)
+      --Depth;
+  }
+  return Max;
+}
+
+} // namespace
+
+bool validateEvalRecord(const json &Record, std::string &Why) {
+  if (!Record.is_object()) {
+    Why = "not a JSON object";
+    return false;
+  }
+  Trail At;
+  for (const auto &[Spec, Steps] : compiledSchema())
+    if (!checkSpec(Record, Steps, 0, At, *Spec, Why))
+      return false;
+  auto S = Record.find("schema");
+  if (S != Record.end() && S->get_ref<const std::string &>() != SchemaName) {
+    Why =
+        fmt::format("schema '{}' is not {}", S->get<std::string>(), SchemaName);
+    return false;
+  }
+  return true;
+}
+
+std::optional<json> parseEvalRecord(std::string_view Line, std::string &Why) {
+  if (nestingDepth(Line) > MaxDepth) {
+    Why = fmt::format("JSON nested deeper than {} levels", MaxDepth);
+    return std::nullopt;
+  }
+  json J;
+  try {
+    J = json::parse(Line.begin(), Line.end());
+  } catch (const json::parse_error &E) {
+    Why = E.byte > Line.size()
+              ? "invalid JSON: the line ends inside a value (truncated?)"
+              : fmt::format("invalid JSON at byte {}", E.byte);
+    return std::nullopt;
+  } catch (const std::exception &E) {
+    Why = std::string("invalid JSON: ") + E.what();
+    return std::nullopt;
+  }
+  if (!validateEvalRecord(J, Why))
+    return std::nullopt;
+  return J;
+}
+
+bool readEvalRecords(const std::string &File, std::vector<json> &Out,
+                     std::ostream &Log) {
+  std::error_code EC;
+  if (std::filesystem::is_directory(File, EC)) {
+    Log << "pkbcheck: error: cannot read '" << File
+        << "': " << std::strerror(EISDIR) << "\n";
+    return false;
+  }
+  std::ifstream In(File, std::ios::binary);
+  if (!In) {
+    Log << "pkbcheck: error: cannot read '" << File
+        << "': " << std::strerror(errno) << "\n";
+    return false;
+  }
+  std::string Line, Why;
+  unsigned N = 0;
+  while (std::getline(In, Line)) {
+    ++N;
+    if (Line.find_first_not_of(" \t\r") == std::string::npos)
+      continue;
+    if (std::optional<json> R = parseEvalRecord(Line, Why))
+      Out.push_back(std::move(*R));
+    else
+      Log << fmt::format("{}:{}: warning: {}; record skipped\n", File, N, Why);
+  }
+  if (In.bad()) {
+    Log << "pkbcheck: error: cannot read '" << File
+        << "': " << std::strerror(errno) << "\n";
+    return false;
+  }
+  return true;
+}
+
+JsonlAppender::~JsonlAppender() {
+  if (Fd >= 0)
+    ::close(Fd);
+}
+
+bool JsonlAppender::writeAll(std::string_view Bytes, std::string &Error) {
+  while (!Bytes.empty()) {
+    ssize_t W = ::write(Fd, Bytes.data(), Bytes.size());
+    if (W < 0 && errno == EINTR)
+      continue;
+    if (W <= 0) {
+      Error = W < 0 ? std::strerror(errno) : "short write";
+      return false;
+    }
+    Bytes.remove_prefix(static_cast<size_t>(W));
+  }
+  // Pipes, /dev/null and some file systems cannot sync; that is no error.
+  if (::fsync(Fd) != 0 && errno != EINVAL && errno != ENOTSUP &&
+      errno != EROFS) {
+    Error = std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+bool JsonlAppender::open(const std::string &File, std::string &Error) {
+  if (Fd >= 0)
+    ::close(Fd);
+  Fd = ::open(File.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+  if (Fd < 0) {
+    Error = std::strerror(errno);
+    return false;
+  }
+  // A last line without its newline is a record cut short by a killed run:
+  // end it, so that the next record starts a line of its own.
+  struct stat St;
+  char Last = '\n';
+  if (::fstat(Fd, &St) == 0 && S_ISREG(St.st_mode) && St.st_size > 0 &&
+      ::pread(Fd, &Last, 1, St.st_size - 1) == 1 && Last != '\n' &&
+      !writeAll("\n", Error)) {
+    ::close(Fd);
+    Fd = -1;
+    return false;
+  }
+  return true;
+}
+
+bool JsonlAppender::append(const json &Record, std::string &Error) {
+  if (Fd < 0) {
+    Error = "file not open";
+    return false;
+  }
+  std::string Line;
+  try {
+    Line = Record.dump(-1, ' ', false, json::error_handler_t::replace);
+  } catch (const std::exception &E) {
+    Error = std::string("cannot serialize the record: ") + E.what();
+    return false;
+  }
+  Line += '\n';
+  return writeAll(Line, Error);
+}
+
+} // namespace pkb

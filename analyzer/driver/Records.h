@@ -1,0 +1,102 @@
+//===- Records.h - Reading and appending eval records (JSONL) ---*- C++ -*-===//
+//
+// The results file of `pkbcheck eval` is JSON Lines: one record of schema
+// "pkbcheck-eval/1" per line (docs/eval.md). It is appended to by
+// interrupted and resumed runs, shards and two machines, so readers must
+// survive anything a line can hold: a truncated last line, a record written
+// by another version, a hand-edited field of the wrong type. Every reader
+// (`eval --resume`, `eval -o`, `report`) goes through readEvalRecords, which
+// validates each record against one declarative schema (evalRecordSchema)
+// and skips bad lines with a FILE:LINE warning; writers go through
+// JsonlAppender, which never glues a record onto a truncated line.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PKB_DRIVER_RECORDS_H
+#define PKB_DRIVER_RECORDS_H
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pkb {
+
+/// JSON types a record field may have; FieldSpec::Types is a bit set of them.
+enum FieldType : unsigned {
+  FtNull = 1u << 0,
+  FtBool = 1u << 1,
+  FtInt = 1u << 2,    ///< an integer that fits in `int` (no fraction)
+  FtNumber = 1u << 3, ///< any number (integers included)
+  FtString = 1u << 4,
+  FtObject = 1u << 5,
+  FtArray = 1u << 6,
+};
+
+/// One field of the eval record schema.
+struct FieldSpec {
+  /// Dotted path from the record root; `[]` stands for every element of an
+  /// array ("static.findings[].line").
+  const char *Path;
+  unsigned Types; ///< Allowed FieldType bits.
+  /// The field must be present whenever its parent is (a missing parent is
+  /// checked by the parent's own entry).
+  bool Required = false;
+};
+
+/// The fields of schema "pkbcheck-eval/1" that any reader uses, with their
+/// types. Fields not listed are allowed and not checked.
+const std::vector<FieldSpec> &evalRecordSchema();
+
+/// Checks \p Record (any JSON value) against evalRecordSchema(). On failure
+/// returns false with \p Why naming the first bad field, e.g. "field
+/// 'dynamic.speedup' is a string, expected a number or null".
+bool validateEvalRecord(const nlohmann::json &Record, std::string &Why);
+
+/// Parses and validates one line of a results file. Returns the record, or
+/// nullopt with \p Why saying what is wrong (invalid JSON, nesting too deep,
+/// not an object, or a field of the wrong type). Never throws.
+std::optional<nlohmann::json> parseEvalRecord(std::string_view Line,
+                                              std::string &Why);
+
+/// Reads every record of \p File in order into \p Out. Blank lines are
+/// ignored; a bad line is reported on \p Log as "FILE:LINE: warning: WHY;
+/// record skipped" and skipped. Returns false (with "pkbcheck: error: cannot
+/// read 'FILE': REASON" on \p Log) only if the file cannot be opened or
+/// read. Never throws.
+bool readEvalRecords(const std::string &File, std::vector<nlohmann::json> &Out,
+                     std::ostream &Log);
+
+/// Appends records to a JSONL file, one line each, durably: each line is
+/// written with one write(2), checked and fsync'ed. If the file already
+/// exists, is non-empty and does not end with a newline (a run was killed
+/// mid-line), open() first writes a newline so that the truncated line stays
+/// a line of its own (which readers skip) instead of corrupting the next
+/// record. Not copyable.
+class JsonlAppender {
+public:
+  JsonlAppender() = default;
+  JsonlAppender(const JsonlAppender &) = delete;
+  JsonlAppender &operator=(const JsonlAppender &) = delete;
+  ~JsonlAppender();
+
+  /// Opens (creating it if needed) \p File for appending. On failure returns
+  /// false with \p Error set to the system's reason ("Permission denied").
+  bool open(const std::string &File, std::string &Error);
+  /// Writes \p Record as one line (invalid UTF-8 in strings is replaced by
+  /// U+FFFD, so any record can be written) and syncs it to disk. On failure
+  /// returns false with \p Error set to the system's reason.
+  bool append(const nlohmann::json &Record, std::string &Error);
+  /// True between a successful open() and destruction.
+  bool isOpen() const { return Fd >= 0; }
+
+private:
+  bool writeAll(std::string_view Bytes, std::string &Error);
+  int Fd = -1;
+};
+
+} // namespace pkb
+
+#endif // PKB_DRIVER_RECORDS_H
