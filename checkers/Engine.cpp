@@ -1216,6 +1216,8 @@ void KernelChecker::check(const ModuleModel &M, const CheckOptions &Opts,
                           std::vector<Finding> &Out,
                           std::vector<Diagnostic> &Diags) const {
   for (const KernelModel &K : M.Kernels) {
+    if (Opts.OnProgress)
+      Opts.OnProgress(info().Id, K.Name);
     Analysis A(M, K, Opts);
     static const bool Trace = std::getenv("PKB_CHECKERS_TRACE") != nullptr;
     auto T0 = std::chrono::steady_clock::now();

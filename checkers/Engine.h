@@ -293,6 +293,7 @@ void applyOutcome(Finding &F, const Outcome &R);
 /// A checker that runs per kernel.
 class KernelChecker : public Checker {
 public:
+  bool isPerKernel() const override { return true; }
   void check(const ModuleModel &M, const CheckOptions &Opts,
              std::vector<Finding> &Out,
              std::vector<Diagnostic> &Diags) const override;

@@ -123,6 +123,20 @@ static void runOnLargeStack(size_t StackBytes,
 static FileReport analyzeFileHere(const std::string &Path,
                                   const AnalyzeOptions &Opts);
 
+static std::function<void(const json &)> &progressSink() {
+  static std::function<void(const json &)> Sink;
+  return Sink;
+}
+
+void setAnalysisProgressSink(std::function<void(const json &)> Sink) {
+  progressSink() = std::move(Sink);
+}
+
+void emitAnalysisProgress(const json &Message) {
+  if (progressSink())
+    progressSink()(Message);
+}
+
 FileReport analyzeFile(const std::string &Path, const AnalyzeOptions &Opts) {
   FileReport R;
   runOnLargeStack(kAnalysisStackBytes,
@@ -159,6 +173,9 @@ static FileReport analyzeFileHere(const std::string &Path,
   R.Path = Path;
   try {
 #ifdef PKB_HAVE_ANALYZER
+    const auto &Sink = progressSink();
+    if (Sink)
+      Sink(json{{"kind", "progress"}, {"phase", "frontend"}});
     ModuleModel M;
     bool InputError = false, ParseErrors = false;
     buildModule(Path, Opts, M, R.Diags, InputError, ParseErrors);
@@ -175,9 +192,36 @@ static FileReport analyzeFileHere(const std::string &Path,
       if (!resolveTopology(Opts.Topology, CO.Target, TopoError))
         R.Diags.push_back(
             fileDiag(Path, "topology", Severity::Error, TopoError));
-      for (const auto &C : allCheckers())
-        if (isCheckEnabled(C->info().Id, Opts.Checks))
-          C->check(M, CO, R.Findings, R.Diags);
+      if (Sink)
+        CO.OnProgress = [&](const std::string &Id, const std::string &K) {
+          Sink(json{{"kind", "progress"},
+                    {"phase", "check"},
+                    {"check", Id},
+                    {"kernel", K}});
+        };
+      unsigned Done = 0;
+      for (const auto &C : allCheckers()) {
+        if (!isCheckEnabled(C->info().Id, Opts.Checks))
+          continue;
+        if (Sink && !C->isPerKernel())
+          Sink(json{{"kind", "progress"},
+                    {"phase", "check"},
+                    {"check", C->info().Id},
+                    {"kernel", ""}});
+        C->check(M, CO, R.Findings, R.Diags);
+        ++Done;
+        if (Sink) {
+          FileReport P = R;
+          P.Kernels = M.Kernels.size();
+          mergeInstantiations(P.Findings);
+          dedupeDiagnostics(P.Diags);
+          for (const Diagnostic &D : P.Diags)
+            P.Undecided += D.Code == "solver-unknown";
+          Sink(json{{"kind", "partial"},
+                    {"checks_done", Done},
+                    {"report", toJson(P)}});
+        }
+      }
     }
     mergeInstantiations(R.Findings);
     dedupeDiagnostics(R.Diags);

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -59,6 +60,19 @@ struct FileReport {
   /// True when the analysis finished but some check was not decided.
   bool notFullyChecked() const { return Status == "ok" && Undecided > 0; }
 };
+
+/// Where analyzeFile reports its progress, in a child process of
+/// runInChildren: one JSON message before each phase
+/// ({"kind":"progress","phase":"frontend"} and
+/// {"kind":"progress","phase":"check","check":ID,"kernel":NAME}) and the
+/// report so far after each checker ({"kind":"partial","checks_done":N,
+/// "report":{...}}), so that a file stopped by --timeout or a crash keeps the
+/// findings of the checks that finished. Null (the default): no messages.
+/// Process-wide; set it before analyzeFile runs.
+void setAnalysisProgressSink(std::function<void(const nlohmann::json &)> Sink);
+
+/// Sends \p Message to the progress sink, if one is set.
+void emitAnalysisProgress(const nlohmann::json &Message);
 
 /// Analyzes one file in this process. Never throws. The Clang and solver
 /// work runs on a thread with a large stack (kAnalysisStackBytes), so deeply

@@ -429,12 +429,10 @@ int runDump(CheckArgs &A, const std::string &File) {
   J["diagnostics"] = D;
   // Invalid UTF-8 (a file name is bytes) is replaced, not thrown on.
   std::cout << J.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
-            << "
-";
+            << "\n";
   for (const Diagnostic &X : R.Diags)
     if (X.Sev == Severity::Error)
-      std::cerr << fmt::format("{}:{}:{}: error: {} [{}]
-", X.Loc.File,
+      std::cerr << fmt::format("{}:{}:{}: error: {} [{}]\n", X.Loc.File,
                                X.Loc.Line, X.Loc.Col, X.Message, X.Code);
   return R.Status == "ok" ? 0 : 2;
 #endif

@@ -2,6 +2,8 @@
 
 #include "ProcessPool.h"
 
+#include <fmt/format.h>
+
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -97,6 +99,77 @@ volatile size_t StackBytes = 0;
   ::_exit(0);
 }
 
+/// The child's output is one JSON object per line: progress messages
+/// ({"kind":"progress",...}), partial reports ({"kind":"partial",...}) and,
+/// last, the file's report (an object without "kind").
+struct ChildOutput {
+  nlohmann::json Final;       ///< the report, or null
+  nlohmann::json LastPartial; ///< the last partial report, or null
+  nlohmann::json LastProgress; ///< the last progress message, or null
+};
+
+ChildOutput parseChildOutput(const std::string &Out) {
+  ChildOutput C;
+  size_t Pos = 0;
+  while (Pos < Out.size()) {
+    size_t End = Out.find('\n', Pos);
+    if (End == std::string::npos)
+      End = Out.size();
+    nlohmann::json J = nlohmann::json::parse(
+        Out.begin() + static_cast<long>(Pos),
+        Out.begin() + static_cast<long>(End), nullptr, false);
+    Pos = End + 1;
+    if (J.is_discarded() || !J.is_object())
+      continue;
+    auto Kind = J.find("kind");
+    if (Kind == J.end())
+      C.Final = std::move(J);
+    else if (*Kind == "partial" && J.contains("report") &&
+             J["report"].is_object())
+      C.LastPartial = std::move(J);
+    else if (*Kind == "progress")
+      C.LastProgress = std::move(J);
+  }
+  return C;
+}
+
+/// " while CHECK checked kernel 'K'" (or the front end ran) from a
+/// progress message; "" when there is none.
+std::string whereItStopped(const nlohmann::json &P) {
+  if (!P.is_object())
+    return "";
+  std::string Phase = P.value("phase", "");
+  if (Phase == "frontend")
+    return " while the front end parsed the file";
+  if (Phase != "check")
+    return "";
+  std::string Check = P.value("check", ""), Kernel = P.value("kernel", "");
+  return " while " + Check + " checked " +
+         (Kernel.empty() ? std::string("the host code")
+                         : "kernel '" + Kernel + "'");
+}
+
+/// A timeout or crash report that keeps what the child finished: the
+/// findings and diagnostics of its last partial report, and the message
+/// says where the analysis stopped.
+FileReport stoppedReport(const std::string &Path, const std::string &Status,
+                         const std::string &Code, const std::string &Msg,
+                         double Seconds, const ChildOutput &C) {
+  FileReport R = failedReport(Path, Status, Code, Msg + whereItStopped(C.LastProgress), Seconds);
+  if (C.LastPartial.is_object()) {
+    FileReport P = fileReportFromJson(C.LastPartial["report"]);
+    R.Kernels = P.Kernels;
+    R.Undecided = P.Undecided;
+    R.Findings = std::move(P.Findings);
+    R.Diags.front().Message +=
+        "; the findings of the " +
+        std::to_string(C.LastPartial.value("checks_done", 0u)) +
+        " check(s) that finished are kept";
+    R.Diags.insert(R.Diags.begin() + 1, P.Diags.begin(), P.Diags.end());
+  }
+  return R;
+}
+
 [[noreturn]] void writeOomAndExit() { writeAndExit(OomReport); }
 
 /// True when this process's data size is within 64 MiB of the limit: a
@@ -147,7 +220,7 @@ void crashHandler(int Sig, siginfo_t *Info, void *) {
 /// out of the analysis thread's stack as "nesting-too-deep".
 void installCrashReporting(const std::string &Path, unsigned LimitMiB, int Fd) {
   static std::string Oom, Stack;
-  Oom = toJson(failedReport(Path, "memory-limit", "memory-limit",
+  Oom = "\n" + toJson(failedReport(Path, "memory-limit", "memory-limit",
                             "analysis exceeded the memory limit of " +
                                 std::to_string(LimitMiB) +
                                 " MiB and was stopped (--max-memory); other "
@@ -155,7 +228,7 @@ void installCrashReporting(const std::string &Path, unsigned LimitMiB, int Fd) {
                             0))
             .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   Stack =
-      toJson(failedReport(Path, "input-error", "nesting-too-deep",
+      "\n" + toJson(failedReport(Path, "input-error", "nesting-too-deep",
                           "the input nests too deeply: the parser's recursion "
                           "exhausted the analysis stack of " +
                               std::to_string(kAnalysisStackBytes >> 20) +
@@ -300,17 +373,21 @@ int runInChildren(const std::vector<std::string> &Paths,
       // Paths and messages may hold invalid UTF-8 (file names are bytes):
       // replace it rather than throw from dump() (type_error 316).
       const auto Replace = nlohmann::json::error_handler_t::replace;
-      std::string Out;
+      int OutFd = Fds[1];
+      setAnalysisProgressSink([OutFd, Replace](const nlohmann::json &M) {
+        writeAll(OutFd, M.dump(-1, ' ', false, Replace) + "\n");
+      });
+      std::string Out = "\n";
       try {
-        Out = toJson(Work(Paths[Index])).dump(-1, ' ', false, Replace);
+        Out += toJson(Work(Paths[Index])).dump(-1, ' ', false, Replace);
       } catch (const std::bad_alloc &) {
         if (OomReport)
           writeOomAndExit();
-        Out = toJson(failedReport(Paths[Index], "crash", "out-of-memory",
+        Out += toJson(failedReport(Paths[Index], "crash", "out-of-memory",
                                   "analysis ran out of memory", 0))
                   .dump(-1, ' ', false, Replace);
       } catch (const std::exception &E) {
-        Out = toJson(failedReport(Paths[Index], "crash", "internal-error",
+        Out += toJson(failedReport(Paths[Index], "crash", "internal-error",
                                   E.what(), 0))
                   .dump(-1, ' ', false, Replace);
       }
@@ -342,25 +419,28 @@ int runInChildren(const std::vector<std::string> &Paths,
     const std::string &Path = Paths[C.Index];
     double Secs =
         std::chrono::duration<double>(Clock::now() - Started[C.Index]).count();
+    ChildOutput Parsed = parseChildOutput(C.Output);
     if (C.TimedOut) {
-      OnDone(C.Index, failedReport(Path, "timeout", "timeout",
-                                   "analysis exceeded the time limit of " +
-                                       std::to_string(Opts.TimeoutSeconds) +
-                                       " s and was stopped (--timeout)",
-                                   Secs));
+      OnDone(C.Index,
+             stoppedReport(Path, "timeout", "timeout",
+                           fmt::format("analysis exceeded the time limit of "
+                                       "{:g} s and was stopped (--timeout)",
+                                       Opts.TimeoutSeconds),
+                           Secs, Parsed));
       return;
     }
     if (WIFSIGNALED(Status)) {
       int Sig = WTERMSIG(Status);
-      OnDone(C.Index, failedReport(Path, "crash", "frontend-crash",
-                                   std::string("analysis crashed (signal ") +
-                                       ::strsignal(Sig) +
-                                       "); other files are unaffected",
-                                   Secs));
+      OnDone(C.Index,
+             stoppedReport(Path, "crash", "frontend-crash",
+                           std::string("analysis crashed (signal ") +
+                               ::strsignal(Sig) +
+                               "); other files are unaffected",
+                           Secs, Parsed));
       return;
     }
-    nlohmann::json J = nlohmann::json::parse(C.Output, nullptr, false);
-    if (J.is_discarded() || !J.is_object()) {
+    nlohmann::json &J = Parsed.Final;
+    if (!J.is_object()) {
       OnDone(C.Index,
              failedReport(Path, "crash", "frontend-crash",
                           "analysis ended without a result (exit status " +

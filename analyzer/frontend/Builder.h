@@ -91,9 +91,12 @@ struct CondCtx {
 
 class Builder {
 public:
+  /// \p Diags, when given, receives notes about the kernel's input that
+  /// are no parse errors (an unknown PTX instruction in inline asm).
   Builder(clang::ASTContext &Ctx, const LocMapper &Map,
-          const FrontendOptions &Opts, bool Generic)
-      : Ctx(Ctx), Map(Map), Opts(Opts), Generic(Generic) {}
+          const FrontendOptions &Opts, bool Generic,
+          std::vector<pkb::Diagnostic> *Diags = nullptr)
+      : Ctx(Ctx), Map(Map), Opts(Opts), Generic(Generic), Diags(Diags) {}
 
   KernelModel build(const clang::FunctionDecl *FD);
 
@@ -162,6 +165,7 @@ public:
   const LocMapper &Map;
   const FrontendOptions &Opts;
   bool Generic;
+  std::vector<pkb::Diagnostic> *Diags;
   KernelModel K;
   std::vector<Frame> Frames;
   std::vector<ExprRef> Guards;

@@ -623,6 +623,16 @@ void Builder::asmStmt(const GCCAsmStmt *A) {
     return;
   std::string T = A->getAsmString()->getString().str();
   std::vector<ptx::Inst> Insts = ptx::decode(T);
+  if (Diags)
+    for (const ptx::Inst &I : Insts)
+      if (I.Unknown) {
+        pkb::Diagnostic D;
+        D.Code = ptx::UnknownInstructionCode;
+        D.Sev = Severity::Note;
+        D.Loc = Map.map(A->getBeginLoc());
+        D.Message = ptx::unknownInstructionMessage(I);
+        Diags->push_back(std::move(D)); // repeats are merged per file
+      }
   unsigned NOut = A->getNumOutputs(), NIn = A->getNumInputs();
   std::vector<Val> In(NIn);
   for (unsigned I = 0; I < NIn; ++I)
@@ -862,13 +872,14 @@ KernelModel Builder::build(const FunctionDecl *FD) {
 
 KernelModel buildKernelModel(ASTContext &Ctx, const LocMapper &Map,
                              const FrontendOptions &Opts,
-                             const FunctionDecl *FD, bool Generic) {
+                             const FunctionDecl *FD, bool Generic,
+                             std::vector<pkb::Diagnostic> *Diags) {
   if (!FD || !FD->getBody()) {
     KernelModel K;
     K.Name = kernelName(FD);
     return K;
   }
-  Builder B(Ctx, Map, Opts, Generic);
+  Builder B(Ctx, Map, Opts, Generic, Diags);
   return B.build(FD);
 }
 

@@ -383,7 +383,8 @@ public:
     std::vector<fe::FoundLaunch> Launches = fe::collectLaunches(Ctx, Map);
 
     for (const Item &I : Items) {
-      KernelModel K = fe::buildKernelModel(Ctx, Map, S.Opts, I.FD, I.Generic);
+      KernelModel K = fe::buildKernelModel(Ctx, Map, S.Opts, I.FD, I.Generic,
+                                           &S.Result.Diags);
       const FunctionDecl *Canon = I.FD->getCanonicalDecl();
       const FunctionDecl *Pat = patternOf(I.FD);
       for (const fe::FoundLaunch &L : Launches) {

@@ -49,10 +49,12 @@ private:
 /// Builds the model of one __global__ function. \p Generic is true when \p FD
 /// is an uninstantiated template pattern analyzed without template arguments
 /// (dependent types and values are modeled as opaque). Never throws; never
-/// crashes on invalid or dependent code.
+/// crashes on invalid or dependent code. Notes about the input (an unknown
+/// PTX instruction, code "ptx-unknown") go to \p Diags when it is given.
 KernelModel buildKernelModel(clang::ASTContext &Ctx, const LocMapper &Map,
                              const FrontendOptions &Opts,
-                             const clang::FunctionDecl *FD, bool Generic);
+                             const clang::FunctionDecl *FD, bool Generic,
+                             std::vector<pkb::Diagnostic> *Diags = nullptr);
 
 /// One launch found in host code: the launched function (a template
 /// specialization when template arguments were given) and the site.

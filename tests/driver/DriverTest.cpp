@@ -213,3 +213,48 @@ TEST(ExitStatus, InputErrorsThenFindingsThenUndecided) {
   S.InputErrors = 1;
   EXPECT_EQ(exitStatus(S), 2);
 }
+
+TEST(ProcessPool, TimeoutKeepsTheFindingsOfFinishedChecks) {
+  PoolOptions PO;
+  PO.TimeoutSeconds = 1;
+  std::vector<FileReport> Got;
+  runInChildren(
+      {"slow.cu"}, PO,
+      [](const std::string &P) {
+        FileReport Part;
+        Part.Path = P;
+        Part.Kernels = 2;
+        Finding F;
+        F.CheckId = "ORD-001";
+        F.Sev = Severity::Error;
+        F.Kernel = "k1";
+        F.Loc = SourceLoc{P, 7, 3};
+        F.Message = "signal before write";
+        Part.Findings.push_back(F);
+        emitAnalysisProgress({{"kind", "progress"}, {"phase", "frontend"}});
+        emitAnalysisProgress(
+            {{"kind", "partial"}, {"checks_done", 3}, {"report", toJson(Part)}});
+        emitAnalysisProgress({{"kind", "progress"},
+                              {"phase", "check"},
+                              {"check", "BAR-002"},
+                              {"kernel", "k2"}});
+        std::this_thread::sleep_for(std::chrono::seconds(30));
+        return Part;
+      },
+      [&](size_t, FileReport R) { Got.push_back(std::move(R)); });
+  ASSERT_EQ(Got.size(), 1u);
+  const FileReport &R = Got[0];
+  EXPECT_EQ(R.Status, "timeout");
+  ASSERT_EQ(R.Findings.size(), 1u);
+  EXPECT_EQ(R.Findings[0].CheckId, "ORD-001");
+  EXPECT_EQ(R.Findings[0].Loc.Line, 7u);
+  EXPECT_EQ(R.Kernels, 2u);
+  ASSERT_FALSE(R.Diags.empty());
+  EXPECT_EQ(R.Diags[0].Code, "timeout");
+  EXPECT_NE(R.Diags[0].Message.find("while BAR-002 checked kernel 'k2'"),
+            std::string::npos)
+      << R.Diags[0].Message;
+  EXPECT_NE(R.Diags[0].Message.find("the findings of the 3 check(s)"),
+            std::string::npos)
+      << R.Diags[0].Message;
+}

@@ -341,3 +341,28 @@ template __global__ void push<4>(int *, volatile uint32_t *, int);
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(Gate, MemoryLimitOfOneGiBStillAnalyzes) {
+  // Before: an address-space limit of 1 GiB was below what the mapped
+  // LLVM/Clang/Z3 libraries take, and every file "crashed".
+  write("k.cu", GoodKernel);
+  RunResult R = check({"--max-memory", "1024", "k.cu"});
+  EXPECT_EQ(R.Status, 0) << R.Output;
+  EXPECT_EQ(R.Output.find("Segmentation fault"), std::string::npos);
+}
+
+TEST_F(Gate, UnknownPtxInstructionIsANote) {
+  write("asm.cu", "__global__ void k(unsigned *p) {\n"
+                  "  asm volatile(\"frobnicate.sync.b32 %0;\" :: \"l\"(p));\n"
+                  "  p[threadIdx.x] = 1;\n"
+                  "}\n");
+  RunResult R = check({"asm.cu"});
+  EXPECT_EQ(R.Status, 0) << R.Output;
+  EXPECT_HAS(R.Output, "asm.cu:2:");
+  EXPECT_HAS(R.Output, "unknown PTX instruction 'frobnicate.sync.b32'");
+  EXPECT_HAS(R.Output, "[ptx-unknown]");
+}
+
+} // namespace

@@ -46,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
     R = CheckInfo{str(P), str(P), str(P), str(P)};
   std::ostringstream OS;
   std::unique_ptr<ReportWriter> W =
-      makeWriter(Format, OS, Rules, P.ConsumeBool());
+      makeWriter(Format, OS, Rules, WriterOptions{P.ConsumeBool(), ""});
   if (!W)
     std::abort();
   W->begin();

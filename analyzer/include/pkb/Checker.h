@@ -11,6 +11,7 @@
 #include "pkb/Diagnostic.h"
 #include "pkb/Model.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,6 +42,11 @@ struct CheckOptions {
   /// "unknown" and reported as a solver-unknown note, never a pass.
   unsigned SolverTimeoutMs = 2000;
   Topology Target;
+  /// Called before a checker starts on a kernel (\p Kernel is the kernel's
+  /// name) or, for module-level checkers, on the module (\p Kernel empty).
+  /// The driver uses it to say where a time limit struck; may be null.
+  std::function<void(const std::string &CheckId, const std::string &Kernel)>
+      OnProgress;
 };
 
 /// Static description of a checker for --list-checks, SARIF rules and docs.
@@ -56,6 +62,10 @@ class Checker {
 public:
   virtual ~Checker() = default;
   virtual const CheckInfo &info() const = 0;
+  /// True for checkers that look at one kernel at a time (and report their
+  /// progress per kernel through CheckOptions::OnProgress); false for those
+  /// that look at the module and its host code as a whole.
+  virtual bool isPerKernel() const { return false; }
   /// Appends findings for \p M to \p Out and tool notes (e.g. solver
   /// timeouts) to \p Diags.
   virtual void check(const ModuleModel &M, const CheckOptions &Opts,
