@@ -28,7 +28,8 @@ namespace {
 }
 
 /// One scratch file per process (libFuzzer -jobs runs several processes),
-/// in memory where possible: the appender fsyncs.
+/// in memory where possible: the appender fsyncs. Each run removes it (the
+/// fuzzer leaves with _Exit, so atexit would not).
 const std::string &scratchFile() {
   static const std::string F =
       std::string(::access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp") +
@@ -90,5 +91,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   if (!pkb::readEvalRecords(scratchFile(), After, Log) || After.empty() ||
       After.back().value("candidate", "") != "fuzz.cu")
     fail("the appended record is not the last record", "");
+  std::remove(scratchFile().c_str());
   return 0;
 }
