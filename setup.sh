@@ -26,8 +26,9 @@ if [ "$MODE" != build ]; then
   PACKAGES+=(libgtest-dev libgmock-dev libbenchmark-dev clang-format-19)
 fi
 
-# The test suite also renders the HTML report in headless Chromium.
-if [ "$MODE" = test ]; then PACKAGES+=(chromium); fi
+# The test suite also renders the HTML report in headless Chromium
+# and runs the libFuzzer targets (tests/fuzz) built with Clang's runtime.
+if [ "$MODE" = test ]; then PACKAGES+=(chromium libclang-rt-19-dev); fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -58,6 +59,15 @@ case "$MODE" in
     echo "setup: built build/bin/pkbcheck"
     ;;
   test)
+    # Fuzz targets first (a fixed budget each, label `fuzz`; docs/reliability.md),
+    # then the suite, whose summary closes the output.
+    CC=clang-19 CXX=clang++-19 cmake -S . -B build-fuzz -G Ninja \
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPKB_WERROR=ON \
+      -DPKB_ENABLE_ANALYZER=OFF -DPKB_ENABLE_RUNTIME=OFF -DPKB_BUILD_TESTS=OFF \
+      -DPKB_BUILD_BENCHMARKS=OFF -DPKB_BUILD_FUZZERS=ON \
+      -DPKB_FUZZ_SECONDS="${PKB_FUZZ_SECONDS:-30}"
+    cmake --build build-fuzz -j "$JOBS" --target pkb_fuzzers
+    ctest --test-dir build-fuzz -L fuzz --output-on-failure
     ctest --test-dir build --output-on-failure -j "$JOBS"
     ;;
   main)
