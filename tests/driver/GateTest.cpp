@@ -366,3 +366,27 @@ TEST_F(Gate, UnknownPtxInstructionIsANote) {
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(Gate, EvalGateOfCodeThatDoesNotCompile) {
+  write("cands/1_allreduce_bad.cu", "#error not a kernel\n");
+  write("cands/1_allreduce_ok.cu", GoodKernel);
+  RunResult R = runPkbcheck(
+      {"eval", "cands", "--static-only", "--shims", "-o", "out.jsonl"}, Dir);
+  EXPECT_EQ(R.Status, 0) << R.Output;
+  std::ifstream In(Dir / "out.jsonl");
+  std::map<std::string, nlohmann::json> ByFile;
+  for (std::string Line; std::getline(In, Line);)
+    if (!Line.empty()) {
+      nlohmann::json J = nlohmann::json::parse(Line);
+      ByFile[fs::path(J["candidate"].get<std::string>()).filename()] = J;
+    }
+  ASSERT_EQ(ByFile.count("1_allreduce_bad.cu"), 1u) << R.Output;
+  EXPECT_EQ(ByFile["1_allreduce_bad.cu"]["gate"], "compile-error");
+  EXPECT_EQ(ByFile["1_allreduce_bad.cu"]["class"], "compile-error");
+  EXPECT_EQ(ByFile["1_allreduce_bad.cu"]["static"]["status"], "parse-error");
+  EXPECT_EQ(ByFile["1_allreduce_ok.cu"]["gate"], "pass");
+}
+
+} // namespace
