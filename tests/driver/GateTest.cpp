@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestUtil.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -34,13 +36,6 @@ struct RunResult {
   std::string Stdout; ///< standard output alone (JSON, SARIF)
   std::string Output; ///< standard output followed by standard error
 };
-
-std::string readFile(const fs::path &P) {
-  std::ifstream In(P);
-  std::stringstream SS;
-  SS << In.rdbuf();
-  return SS.str();
-}
 
 /// Runs pkbcheck with \p Args in \p Dir.
 RunResult runPkbcheck(const std::vector<std::string> &Args,
@@ -72,8 +67,8 @@ RunResult runPkbcheck(const std::vector<std::string> &Args,
   while (waitpid(Pid, &St, 0) < 0 && errno == EINTR) {
   }
   R.Status = WIFEXITED(St) ? WEXITSTATUS(St) : 128 + WTERMSIG(St);
-  R.Stdout = readFile(Out);
-  R.Output = R.Stdout + readFile(Err);
+  R.Stdout = pkb::test::slurp(Out);
+  R.Output = R.Stdout + pkb::test::slurp(Err);
   return R;
 }
 

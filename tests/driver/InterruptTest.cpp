@@ -9,6 +9,8 @@
 
 #include "ProcessPool.h"
 
+#include "TestUtil.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -38,13 +40,6 @@ fs::path freshDir(const std::string &Name) {
   return D;
 }
 
-std::string slurp(const fs::path &P) {
-  std::ifstream In(P);
-  std::stringstream SS;
-  SS << In.rdbuf();
-  return SS.str();
-}
-
 /// True once \p Pid no longer runs (gone, or a zombie nobody reaped yet).
 bool gone(pid_t Pid) {
   for (int I = 0; I < 40; ++I) {
@@ -68,7 +63,7 @@ std::vector<pid_t> processesMentioning(const std::string &Needle) {
     std::string Name = E.path().filename().string();
     if (Name.find_first_not_of("0123456789") != std::string::npos)
       continue;
-    std::string Cmd = slurp(E.path() / "cmdline");
+    std::string Cmd = pkb::test::slurp(E.path() / "cmdline");
     if (Cmd.find(Needle) != std::string::npos && !gone(std::stoi(Name)))
       Out.push_back(std::stoi(Name));
   }
@@ -185,7 +180,8 @@ int interruptPkb(const std::vector<std::string> &Args, const fs::path &Log,
   std::this_thread::sleep_for(std::chrono::milliseconds(Ms));
   int St = 0;
   if (::waitpid(P, &St, WNOHANG) == P) {
-    ADD_FAILURE() << "pkbcheck ended before the signal:\n" << slurp(Log);
+    ADD_FAILURE() << "pkbcheck ended before the signal:\n"
+                  << pkb::test::slurp(Log);
     return -1;
   }
   ::kill(P, Sig);
@@ -240,9 +236,10 @@ TEST(Interrupt, CheckLeavesValidSarifAndNoChildren) {
   int Rc = interruptPkb({"check", PKB_SOURCE_DIR "/kernels/corpus", "-j", "2",
                          "--format", "sarif", "-o", Out.string()},
                         Log, SIGINT, 4000);
-  EXPECT_EQ(Rc, 130) << slurp(Log);
-  json J = json::parse(slurp(Out), nullptr, false);
-  ASSERT_FALSE(J.is_discarded()) << "not valid JSON:\n" << slurp(Out);
+  EXPECT_EQ(Rc, 130) << pkb::test::slurp(Log);
+  json J = json::parse(pkb::test::slurp(Out), nullptr, false);
+  ASSERT_FALSE(J.is_discarded()) << "not valid JSON:\n"
+                                 << pkb::test::slurp(Out);
   const json &Inv = J["runs"][0]["invocations"][0];
   EXPECT_EQ(Inv["executionSuccessful"], false);
   EXPECT_EQ(Inv["exitCode"], 130);
@@ -250,9 +247,9 @@ TEST(Interrupt, CheckLeavesValidSarifAndNoChildren) {
   for (const json &N : Inv["toolExecutionNotifications"])
     Noted |= N["descriptor"]["id"] == "interrupted";
   EXPECT_TRUE(Noted);
-  EXPECT_NE(slurp(Log).find("pkbcheck: interrupted by SIGINT"),
+  EXPECT_NE(pkb::test::slurp(Log).find("pkbcheck: interrupted by SIGINT"),
             std::string::npos)
-      << slurp(Log);
+      << pkb::test::slurp(Log);
   EXPECT_TRUE(processesMentioning(D.string()).empty())
       << "child processes outlived pkbcheck";
   std::vector<std::string> Left;
@@ -271,12 +268,12 @@ TEST(Interrupt, EvalStopsWithValidRecordsOnSigterm) {
   int Rc = interruptPkb({"eval", PKB_SOURCE_DIR "/kernels/corpus",
                          "--static-only", "-j", "2", "-o", Out.string()},
                         Log, SIGTERM, 4000);
-  EXPECT_EQ(Rc, 143) << slurp(Log);
+  EXPECT_EQ(Rc, 143) << pkb::test::slurp(Log);
   std::ifstream In(Out);
   std::string Line;
   while (std::getline(In, Line))
     EXPECT_FALSE(json::parse(Line, nullptr, false).is_discarded()) << Line;
-  std::string L = slurp(Log);
+  std::string L = pkb::test::slurp(Log);
   EXPECT_NE(L.find("interrupted by SIGTERM"), std::string::npos) << L;
   EXPECT_NE(L.find("Run the same command again"), std::string::npos) << L;
   EXPECT_TRUE(processesMentioning(D.string()).empty());
@@ -292,13 +289,15 @@ TEST(OutputSafety, WriteErrorExitsTwoWithTheReason) {
                     "--format", "sarif", "-o", "/dev/full"},
                    Log),
             2);
-  EXPECT_EQ(slurp(Log), "pkbcheck: error: cannot write '/dev/full': No space "
-                        "left on device\n");
+  EXPECT_EQ(pkb::test::slurp(Log),
+            "pkbcheck: error: cannot write '/dev/full': No space "
+            "left on device\n");
   EXPECT_EQ(runPkb({"check", PKB_SOURCE_DIR "/kernels/corpus/correct", "-o",
                     (D / "missing" / "x.sarif").string()},
                    Log),
             2);
-  EXPECT_NE(slurp(Log).find("No such file or directory"), std::string::npos);
+  EXPECT_NE(pkb::test::slurp(Log).find("No such file or directory"),
+            std::string::npos);
   fs::remove_all(D);
 }
 
@@ -314,18 +313,20 @@ TEST(OutputSafety, RefusesToOverwriteAnInput) {
         std::vector<std::string>{"check", D.string(), "-o",
                                  (D / "." / "k.cu").string()}}) {
     EXPECT_EQ(runPkb(Args, Log), 2);
-    EXPECT_NE(slurp(Log).find("is one of the inputs; refusing to overwrite it"),
+    EXPECT_NE(pkb::test::slurp(Log).find(
+                  "is one of the inputs; refusing to overwrite it"),
               std::string::npos)
-        << slurp(Log);
-    EXPECT_EQ(slurp(K), Src);
+        << pkb::test::slurp(Log);
+    EXPECT_EQ(pkb::test::slurp(K), Src);
   }
   fs::path R = D / "r.jsonl";
   std::ofstream(R) << "{}\n";
   EXPECT_EQ(runPkb({"report", R.string(), "-o", R.string()}, Log), 2);
-  EXPECT_NE(slurp(Log).find("output '" + R.string() +
-                            "' is one of the inputs; refusing to overwrite it"),
+  EXPECT_NE(pkb::test::slurp(Log).find(
+                "output '" + R.string() +
+                "' is one of the inputs; refusing to overwrite it"),
             std::string::npos)
-      << slurp(Log);
-  EXPECT_EQ(slurp(R), "{}\n");
+      << pkb::test::slurp(Log);
+  EXPECT_EQ(pkb::test::slurp(R), "{}\n");
   fs::remove_all(D);
 }

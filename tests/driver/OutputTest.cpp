@@ -11,6 +11,8 @@
 #include "Output.h"
 #include "OutputFile.h"
 
+#include "TestUtil.h"
+
 #include <gtest/gtest.h>
 
 #include <csignal>
@@ -75,13 +77,6 @@ std::vector<std::pair<std::string, int>> links(const std::string &Text) {
        ++It)
     Out.push_back({(*It)[2].str(), std::stoi((*It)[3].str())});
   return Out;
-}
-
-std::string slurp(const fs::path &P) {
-  std::ifstream In(P);
-  std::stringstream SS;
-  SS << In.rdbuf();
-  return SS.str();
 }
 
 fs::path freshDir(const std::string &Name) {
@@ -307,10 +302,10 @@ TEST(OutputFile, ReplacesTheFileOnlyAtCommit) {
     EXPECT_TRUE(O.atomic());
     O.stream() << std::string(200000, 'x'); // more than one buffer
     O.stream().flush();
-    EXPECT_EQ(slurp(F), "old"); // not replaced yet
+    EXPECT_EQ(pkb::test::slurp(F), "old"); // not replaced yet
     ASSERT_TRUE(O.commit(Err)) << Err;
   }
-  EXPECT_EQ(slurp(F), std::string(200000, 'x'));
+  EXPECT_EQ(pkb::test::slurp(F), std::string(200000, 'x'));
   struct stat St{};
   ASSERT_EQ(::stat(F.c_str(), &St), 0);
   EXPECT_EQ(St.st_mode & 0777, 0640u);
@@ -321,7 +316,7 @@ TEST(OutputFile, ReplacesTheFileOnlyAtCommit) {
     O.stream() << "half";
     O.stream().flush();
   } // no commit: as if the run died
-  EXPECT_EQ(slurp(F), std::string(200000, 'x'));
+  EXPECT_EQ(pkb::test::slurp(F), std::string(200000, 'x'));
   size_t Entries = 0;
   for (const auto &E : fs::directory_iterator(D)) {
     (void)E;
@@ -341,7 +336,7 @@ TEST(OutputFile, WritesThroughSymlinksToTheTarget) {
   O.stream() << "new";
   ASSERT_TRUE(O.commit(Err)) << Err;
   EXPECT_TRUE(fs::is_symlink(D / "link.json"));
-  EXPECT_EQ(slurp(D / "target.json"), "new");
+  EXPECT_EQ(pkb::test::slurp(D / "target.json"), "new");
   fs::remove_all(D);
 }
 
