@@ -176,9 +176,14 @@ static FileReport analyzeFileHere(const std::string &Path,
     const auto &Sink = progressSink();
     if (Sink)
       Sink(json{{"kind", "progress"}, {"phase", "frontend"}});
+    auto Since = [](std::chrono::steady_clock::time_point T) {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - T)
+          .count();
+    };
     ModuleModel M;
     bool InputError = false, ParseErrors = false;
     buildModule(Path, Opts, M, R.Diags, InputError, ParseErrors);
+    R.PhaseSeconds["frontend"] = Since(Start);
     if (InputError)
       R.Status = "input-error";
     else if (ParseErrors)
@@ -208,7 +213,9 @@ static FileReport analyzeFileHere(const std::string &Path,
                     {"phase", "check"},
                     {"check", C->info().Id},
                     {"kernel", ""}});
+        auto T0 = std::chrono::steady_clock::now();
         C->check(M, CO, R.Findings, R.Diags);
+        R.PhaseSeconds[C->info().Id] = Since(T0);
         ++Done;
         if (Sink) {
           FileReport P = R;
@@ -271,6 +278,8 @@ json toJson(const FileReport &R) {
          {"kernels", R.Kernels},     {"seconds", R.Seconds},
          {"undecided", R.Undecided}, {"findings", F},
          {"diagnostics", D}};
+  if (!R.PhaseSeconds.empty())
+    J["phases"] = R.PhaseSeconds;
   if (!R.Model.is_null())
     J["model"] = R.Model;
   return J;
@@ -291,6 +300,10 @@ FileReport fileReportFromJson(const json &J) {
   R.Kernels = J.value("kernels", 0u);
   R.Seconds = J.value("seconds", 0.0);
   R.Undecided = J.value("undecided", 0u);
+  if (J.contains("phases") && J["phases"].is_object())
+    for (auto It = J["phases"].begin(); It != J["phases"].end(); ++It)
+      if (It->is_number())
+        R.PhaseSeconds[It.key()] = It->get<double>();
   if (J.contains("model"))
     R.Model = J["model"];
   for (const json &X : J.value("findings", json::array())) {

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,6 +52,10 @@ struct FileReport {
   unsigned Undecided = 0;
   std::vector<Finding> Findings;
   std::vector<Diagnostic> Diags;
+  /// Seconds per phase of the analysis: "frontend" (reading, parsing and
+  /// modeling every unit) and one entry per check ID that ran. JSON
+  /// "phases"; `check --profile` sums them over the files.
+  std::map<std::string, double> PhaseSeconds;
   /// `pkbcheck dump` only: the module model as JSON (schema
   /// pkbcheck-model/1); null otherwise.
   nlohmann::json Model;

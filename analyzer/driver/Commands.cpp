@@ -21,9 +21,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <unistd.h>
 
@@ -101,6 +103,7 @@ struct CheckArgs {
   std::string Topology = "h200x2-nvlink";
   unsigned SolverTimeoutMs = 2000;
   bool Progress = false;
+  bool Profile = false; ///< --profile: time per phase and slowest files
   bool InProcess = false;
   bool TimeoutGiven = false;   ///< --timeout given explicitly
   bool MaxMemoryGiven = false; ///< --max-memory given explicitly
@@ -195,6 +198,33 @@ private:
   size_t Total, Done = 0, Errors = 0, Failed = 0;
   std::string Current;
 };
+
+/// `check --profile`: wall seconds per analysis phase (the front end and each
+/// check ID) summed over the files, slowest first with their share, then
+/// the five slowest files. Written to \p OS (stderr) after the report.
+void printProfile(const std::map<std::string, double> &PhaseTotal,
+                  std::vector<std::pair<double, std::string>> FileTimes,
+                  std::ostream &OS) {
+  std::vector<std::pair<double, std::string>> Phases;
+  double Sum = 0;
+  for (const auto &[P, T] : PhaseTotal) {
+    Phases.emplace_back(T, P);
+    Sum += T;
+  }
+  std::sort(Phases.rbegin(), Phases.rend());
+  OS << fmt::format("pkbcheck profile: {:.2f} s in {} phase(s) over {} "
+                    "file(s)\n",
+                    Sum, Phases.size(), FileTimes.size());
+  for (const auto &[T, P] : Phases)
+    OS << fmt::format("  {:<10} {:9.3f} s {:5.1f}%\n", P, T,
+                      Sum > 0 ? 100 * T / Sum : 0.0);
+  std::sort(FileTimes.rbegin(), FileTimes.rend());
+  if (FileTimes.size() > 5)
+    FileTimes.resize(5);
+  OS << "pkbcheck profile: slowest files\n";
+  for (const auto &[T, F] : FileTimes)
+    OS << fmt::format("  {:9.3f} s  {}\n", T, F);
+}
 
 /// Refuses option combinations that cannot mean what the user asked for.
 /// Returns false with \p Error naming the options.
@@ -313,7 +343,12 @@ int runCheck(CheckArgs &A) {
   }
   bool ShowProgress = A.Progress && ::isatty(2) && Files.size() > 1;
   ProgressBar Bar(Files.size());
+  std::map<std::string, double> PhaseTotal;
+  std::vector<std::pair<double, std::string>> FileTimes;
   auto OnDone = [&](size_t, FileReport R) {
+    for (const auto &[Phase, Secs] : R.PhaseSeconds)
+      PhaseTotal[Phase] += Secs;
+    FileTimes.emplace_back(R.Seconds, R.Path);
     ++S.Files;
     if (R.hasErrorFinding())
       ++S.FilesWithErrors;
@@ -354,6 +389,8 @@ int runCheck(CheckArgs &A) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
           .count();
   Writer->end(S);
+  if (A.Profile)
+    printProfile(PhaseTotal, FileTimes, std::cerr);
   if (!A.OutFile.empty() && !Out.commit(Error)) {
     std::cerr << "pkbcheck: error: " << Error << "\n";
     return 2;
@@ -578,6 +615,9 @@ void addAnalyzerCommands(CLI::App &App, int &ExitCode) {
       ->add_option("--solver-timeout", A->SolverTimeoutMs,
                    "Milliseconds per solver query; past it: unknown")
       ->capture_default_str();
+  Check->add_flag("--profile", A->Profile,
+                  "After the report, print the time per phase (front end, "
+                  "each check ID) and the slowest files on stderr");
   Check->add_flag("--progress", A->Progress,
                   "Show a progress bar on a terminal");
   Check->add_flag("--in-process", A->InProcess,

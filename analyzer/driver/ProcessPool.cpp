@@ -103,8 +103,8 @@ volatile size_t StackBytes = 0;
 /// ({"kind":"progress",...}), partial reports ({"kind":"partial",...}) and,
 /// last, the file's report (an object without "kind").
 struct ChildOutput {
-  nlohmann::json Final;       ///< the report, or null
-  nlohmann::json LastPartial; ///< the last partial report, or null
+  nlohmann::json Final;        ///< the report, or null
+  nlohmann::json LastPartial;  ///< the last partial report, or null
   nlohmann::json LastProgress; ///< the last progress message, or null
 };
 
@@ -155,7 +155,8 @@ std::string whereItStopped(const nlohmann::json &P) {
 FileReport stoppedReport(const std::string &Path, const std::string &Status,
                          const std::string &Code, const std::string &Msg,
                          double Seconds, const ChildOutput &C) {
-  FileReport R = failedReport(Path, Status, Code, Msg + whereItStopped(C.LastProgress), Seconds);
+  FileReport R = failedReport(Path, Status, Code,
+                              Msg + whereItStopped(C.LastProgress), Seconds);
   if (C.LastPartial.is_object()) {
     FileReport P = fileReportFromJson(C.LastPartial["report"]);
     R.Kernels = P.Kernels;
@@ -220,7 +221,8 @@ void crashHandler(int Sig, siginfo_t *Info, void *) {
 /// out of the analysis thread's stack as "nesting-too-deep".
 void installCrashReporting(const std::string &Path, unsigned LimitMiB, int Fd) {
   static std::string Oom, Stack;
-  Oom = "\n" + toJson(failedReport(Path, "memory-limit", "memory-limit",
+  Oom = "\n" +
+        toJson(failedReport(Path, "memory-limit", "memory-limit",
                             "analysis exceeded the memory limit of " +
                                 std::to_string(LimitMiB) +
                                 " MiB and was stopped (--max-memory); other "
@@ -228,7 +230,8 @@ void installCrashReporting(const std::string &Path, unsigned LimitMiB, int Fd) {
                             0))
             .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   Stack =
-      "\n" + toJson(failedReport(Path, "input-error", "nesting-too-deep",
+      "\n" +
+      toJson(failedReport(Path, "input-error", "nesting-too-deep",
                           "the input nests too deeply: the parser's recursion "
                           "exhausted the analysis stack of " +
                               std::to_string(kAnalysisStackBytes >> 20) +
@@ -374,8 +377,10 @@ int runInChildren(const std::vector<std::string> &Paths,
       // replace it rather than throw from dump() (type_error 316).
       const auto Replace = nlohmann::json::error_handler_t::replace;
       int OutFd = Fds[1];
-      setAnalysisProgressSink([OutFd, Replace](const nlohmann::json &M) {
-        writeAll(OutFd, M.dump(-1, ' ', false, Replace) + "\n");
+      setAnalysisProgressSink([OutFd](const nlohmann::json &M) {
+        writeAll(OutFd, M.dump(-1, ' ', false,
+                               nlohmann::json::error_handler_t::replace) +
+                            "\n");
       });
       std::string Out = "\n";
       try {
@@ -384,12 +389,12 @@ int runInChildren(const std::vector<std::string> &Paths,
         if (OomReport)
           writeOomAndExit();
         Out += toJson(failedReport(Paths[Index], "crash", "out-of-memory",
-                                  "analysis ran out of memory", 0))
-                  .dump(-1, ' ', false, Replace);
+                                   "analysis ran out of memory", 0))
+                   .dump(-1, ' ', false, Replace);
       } catch (const std::exception &E) {
         Out += toJson(failedReport(Paths[Index], "crash", "internal-error",
-                                  E.what(), 0))
-                  .dump(-1, ' ', false, Replace);
+                                   E.what(), 0))
+                   .dump(-1, ' ', false, Replace);
       }
       writeAll(Fds[1], Out);
       ::close(Fds[1]);
@@ -431,12 +436,11 @@ int runInChildren(const std::vector<std::string> &Paths,
     }
     if (WIFSIGNALED(Status)) {
       int Sig = WTERMSIG(Status);
-      OnDone(C.Index,
-             stoppedReport(Path, "crash", "frontend-crash",
-                           std::string("analysis crashed (signal ") +
-                               ::strsignal(Sig) +
-                               "); other files are unaffected",
-                           Secs, Parsed));
+      OnDone(C.Index, stoppedReport(Path, "crash", "frontend-crash",
+                                    std::string("analysis crashed (signal ") +
+                                        ::strsignal(Sig) +
+                                        "); other files are unaffected",
+                                    Secs, Parsed));
       return;
     }
     nlohmann::json &J = Parsed.Final;

@@ -385,3 +385,19 @@ TEST_F(Gate, EvalGateOfCodeThatDoesNotCompile) {
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(Gate, ProfileListsPhasesAndFiles) {
+  write("k.cu", GoodKernel);
+  RunResult R = check({"--profile", "--format", "json", "k.cu"});
+  EXPECT_EQ(R.Status, 0) << R.Output;
+  EXPECT_HAS(R.Output, "pkbcheck profile:");
+  EXPECT_HAS(R.Output, "  frontend ");
+  EXPECT_HAS(R.Output, "  ORD-001 ");
+  nlohmann::json Doc = nlohmann::json::parse(R.Stdout);
+  EXPECT_TRUE(Doc["files"][0]["phases"].contains("frontend"));
+  EXPECT_TRUE(Doc["files"][0]["phases"].contains("BAR-002"));
+}
+
+} // namespace
