@@ -41,6 +41,22 @@ static Diagnostic fileDiag(const std::string &Path, std::string Code,
 }
 
 #ifdef PKB_HAVE_ANALYZER
+/// The status of a file after the front end (FileReport::Status).
+static const char *frontendStatus(bool InputError, bool ParseErrors) {
+  return InputError ? "input-error" : ParseErrors ? "parse-error" : "ok";
+}
+
+/// What every report goes through before it is handed out (also the partial
+/// ones): findings merged across template instantiations, repeated
+/// diagnostics dropped, undecided solver queries counted.
+static void finishReport(FileReport &R) {
+  mergeInstantiations(R.Findings);
+  dedupeDiagnostics(R.Diags);
+  R.Undecided = 0;
+  for (const Diagnostic &D : R.Diags)
+    R.Undecided += D.Code == "solver-unknown";
+}
+
 /// Reads \p Path and runs the front end on every CUDA unit it holds.
 /// Returns false when nothing could be parsed. \p InputError: the file could
 /// not be read or no unit parsed; \p ParseErrors: Clang reported an error
@@ -104,10 +120,10 @@ static void runOnLargeStack(size_t StackBytes,
     if (pthread_getattr_np(pthread_self(), &Self) == 0) {
       pthread_attr_getstack(&Self, &Low, &Size);
       pthread_attr_destroy(&Self);
-      noteAnalysisStack(Low, Size);
+      noteAnalysisStack(Low);
     }
     (*static_cast<const std::function<void()> *>(P))();
-    noteAnalysisStack(nullptr, 0);
+    noteAnalysisStack(nullptr);
     return nullptr;
   };
   Ok = Ok && pthread_create(&T, &Attr, Trampoline,
@@ -149,14 +165,20 @@ FileReport dumpFile(const std::string &Path, const AnalyzeOptions &Opts) {
   R.Path = Path;
   runOnLargeStack(kAnalysisStackBytes, [&] {
     try {
-      ModuleModel M = dumpModel(Path, Opts, R.Diags);
+      ModuleModel M;
+      M.File = Path;
+#ifdef PKB_HAVE_ANALYZER
+      bool InputError = false, ParseErrors = false;
+      buildModule(Path, Opts, M, R.Diags, InputError, ParseErrors);
+      R.Status = frontendStatus(InputError, ParseErrors);
+#else
+      (void)Opts;
+      R.Status = "input-error";
+      R.Diags.push_back(fileDiag(Path, "no-analyzer", Severity::Error,
+                                 "pkbcheck was built without the analyzer"));
+#endif
       R.Kernels = M.Kernels.size();
       R.Model = toJson(M);
-      for (const Diagnostic &D : R.Diags)
-        if (D.Sev == Severity::Error && R.Status == "ok")
-          R.Status = D.Code == "parse-error" && !M.Kernels.empty()
-                         ? "parse-error"
-                         : "input-error";
     } catch (const std::exception &E) {
       R.Status = "crash";
       R.Diags.push_back(fileDiag(Path, "internal-error", Severity::Error,
@@ -184,10 +206,7 @@ static FileReport analyzeFileHere(const std::string &Path,
     bool InputError = false, ParseErrors = false;
     buildModule(Path, Opts, M, R.Diags, InputError, ParseErrors);
     R.PhaseSeconds["frontend"] = Since(Start);
-    if (InputError)
-      R.Status = "input-error";
-    else if (ParseErrors)
-      R.Status = "parse-error";
+    R.Status = frontendStatus(InputError, ParseErrors);
     R.Kernels = M.Kernels.size();
     if (!M.Kernels.empty() || !M.HostOps.empty()) {
       CheckOptions CO;
@@ -208,33 +227,23 @@ static FileReport analyzeFileHere(const std::string &Path,
       for (const auto &C : allCheckers()) {
         if (!isCheckEnabled(C->info().Id, Opts.Checks))
           continue;
-        if (Sink && !C->isPerKernel())
-          Sink(json{{"kind", "progress"},
-                    {"phase", "check"},
-                    {"check", C->info().Id},
-                    {"kernel", ""}});
+        if (CO.OnProgress && !C->isPerKernel())
+          CO.OnProgress(C->info().Id, ""); // per-kernel ones report each
+                                           // kernel themselves
         auto T0 = std::chrono::steady_clock::now();
         C->check(M, CO, R.Findings, R.Diags);
         R.PhaseSeconds[C->info().Id] = Since(T0);
         ++Done;
         if (Sink) {
           FileReport P = R;
-          P.Kernels = M.Kernels.size();
-          mergeInstantiations(P.Findings);
-          dedupeDiagnostics(P.Diags);
-          for (const Diagnostic &D : P.Diags)
-            P.Undecided += D.Code == "solver-unknown";
+          finishReport(P);
           Sink(json{{"kind", "partial"},
                     {"checks_done", Done},
                     {"report", toJson(P)}});
         }
       }
     }
-    mergeInstantiations(R.Findings);
-    dedupeDiagnostics(R.Diags);
-    for (const Diagnostic &D : R.Diags)
-      if (D.Code == "solver-unknown")
-        ++R.Undecided;
+    finishReport(R);
 #else
     (void)Opts;
     R.Status = "input-error";
@@ -251,21 +260,6 @@ static FileReport analyzeFileHere(const std::string &Path,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
           .count();
   return R;
-}
-
-ModuleModel dumpModel(const std::string &Path, const AnalyzeOptions &Opts,
-                      std::vector<Diagnostic> &Diags) {
-  ModuleModel M;
-  M.File = Path;
-#ifdef PKB_HAVE_ANALYZER
-  bool InputError = false, ParseErrors = false;
-  buildModule(Path, Opts, M, Diags, InputError, ParseErrors);
-#else
-  (void)Opts;
-  Diags.push_back(fileDiag(Path, "no-analyzer", Severity::Error,
-                           "pkbcheck was built without the analyzer"));
-#endif
-  return M;
 }
 
 json toJson(const FileReport &R) {

@@ -93,11 +93,6 @@ inline constexpr size_t kAnalysisStackBytes = size_t(256) << 20;
 /// Runs on the large-stack thread like analyzeFile. Never throws.
 FileReport dumpFile(const std::string &Path, const AnalyzeOptions &Opts);
 
-/// Builds the model of one file (all units merged) for `pkbcheck dump`.
-/// Diagnostics go to \p Diags.
-ModuleModel dumpModel(const std::string &Path, const AnalyzeOptions &Opts,
-                      std::vector<Diagnostic> &Diags);
-
 nlohmann::json toJson(const FileReport &R);
 FileReport fileReportFromJson(const nlohmann::json &J);
 

@@ -135,13 +135,6 @@ std::string ruleHelpUri(const std::string &DocsUrl, const CheckInfo &R) {
 
 namespace {
 
-/// J as one line of JSON. File names and messages may hold invalid UTF-8
-/// (paths are bytes): it is replaced by U+FFFD instead of making dump()
-/// throw (type_error 316), so every report is valid JSON.
-std::string dumpJson(const json &J) {
-  return J.dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
 const char *sevColor(Severity S) {
   switch (S) {
   case Severity::Error:

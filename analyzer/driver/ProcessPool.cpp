@@ -2,6 +2,8 @@
 
 #include "ProcessPool.h"
 
+#include "pkb/ModelJson.h"
+
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -91,7 +93,16 @@ const std::string *StackReport = nullptr;
 int ReportFd = -1;
 size_t OomLimitBytes = 0;
 const char *volatile StackLow = nullptr;
-volatile size_t StackBytes = 0;
+
+/// Gives the calling thread \p Buf as its alternate signal stack (they are
+/// per thread), so the crash handler can run when the thread's own stack is
+/// exhausted.
+template <size_t N> void installAltStack(char (&Buf)[N]) {
+  stack_t SS{};
+  SS.ss_sp = Buf;
+  SS.ss_size = N;
+  ::sigaltstack(&SS, nullptr);
+}
 
 [[noreturn]] void writeAndExit(const std::string *Report) {
   if (Report && ReportFd >= 0)
@@ -221,35 +232,30 @@ void crashHandler(int Sig, siginfo_t *Info, void *) {
 /// out of the analysis thread's stack as "nesting-too-deep".
 void installCrashReporting(const std::string &Path, unsigned LimitMiB, int Fd) {
   static std::string Oom, Stack;
-  Oom = "\n" +
-        toJson(failedReport(Path, "memory-limit", "memory-limit",
-                            "analysis exceeded the memory limit of " +
-                                std::to_string(LimitMiB) +
-                                " MiB and was stopped (--max-memory); other "
-                                "files are unaffected",
-                            0))
-            .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  Stack =
+  Oom =
       "\n" +
-      toJson(failedReport(Path, "input-error", "nesting-too-deep",
-                          "the input nests too deeply: the parser's recursion "
-                          "exhausted the analysis stack of " +
-                              std::to_string(kAnalysisStackBytes >> 20) +
-                              " MiB (an expression or statement with tens of "
-                              "thousands of nested operators?)",
-                          0))
-          .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      dumpJson(toJson(failedReport(
+          Path, "memory-limit", "memory-limit",
+          "analysis exceeded the memory limit of " + std::to_string(LimitMiB) +
+              " MiB and was stopped (--max-memory); other files are "
+              "unaffected",
+          0)));
+  Stack = "\n" + dumpJson(toJson(failedReport(
+                     Path, "input-error", "nesting-too-deep",
+                     "the input nests too deeply: the parser's recursion "
+                     "exhausted the analysis stack of " +
+                         std::to_string(kAnalysisStackBytes >> 20) +
+                         " MiB (an expression or statement with tens of "
+                         "thousands of nested operators?)",
+                     0)));
   OomReport = LimitMiB ? &Oom : nullptr;
   StackReport = &Stack;
   ReportFd = Fd;
   OomLimitBytes = size_t(LimitMiB) << 20;
   if (LimitMiB)
     std::set_new_handler([] { writeOomAndExit(); });
-  static char AltStack[1 << 16];
-  stack_t SS{};
-  SS.ss_sp = AltStack;
-  SS.ss_size = sizeof(AltStack);
-  ::sigaltstack(&SS, nullptr);
+  static char MainAltStack[1 << 16];
+  installAltStack(MainAltStack);
   struct sigaction SA{};
   SA.sa_sigaction = crashHandler;
   SA.sa_flags = SA_ONSTACK | SA_SIGINFO;
@@ -260,18 +266,11 @@ void installCrashReporting(const std::string &Path, unsigned LimitMiB, int Fd) {
 
 } // namespace
 
-void noteAnalysisStack(const void *Low, size_t Bytes) {
+void noteAnalysisStack(const void *Low) {
   StackLow = static_cast<const char *>(Low);
-  StackBytes = Bytes;
-  if (!Low)
-    return;
-  // Alternate signal stacks are per thread: the crash handler must be able
-  // to run when this thread's own stack is exhausted.
-  static char AltStack[1 << 16];
-  stack_t SS{};
-  SS.ss_sp = AltStack;
-  SS.ss_size = sizeof(AltStack);
-  ::sigaltstack(&SS, nullptr);
+  static char AnalysisAltStack[1 << 16];
+  if (Low)
+    installAltStack(AnalysisAltStack);
 }
 
 struct InterruptGuard::Saved {
@@ -373,28 +372,24 @@ int runInChildren(const std::vector<std::string> &Paths,
         L.rlim_cur = L.rlim_max = rlim_t(Opts.MaxMemoryMiB) << 20;
         ::setrlimit(RLIMIT_DATA, &L);
       }
-      // Paths and messages may hold invalid UTF-8 (file names are bytes):
-      // replace it rather than throw from dump() (type_error 316).
-      const auto Replace = nlohmann::json::error_handler_t::replace;
+      // One JSON object per line (dumpJson: invalid UTF-8 in file names is
+      // replaced, not thrown on): progress, partial reports, the report.
       int OutFd = Fds[1];
       setAnalysisProgressSink([OutFd](const nlohmann::json &M) {
-        writeAll(OutFd, M.dump(-1, ' ', false,
-                               nlohmann::json::error_handler_t::replace) +
-                            "\n");
+        writeAll(OutFd, dumpJson(M) + "\n");
       });
       std::string Out = "\n";
       try {
-        Out += toJson(Work(Paths[Index])).dump(-1, ' ', false, Replace);
+        Out += dumpJson(toJson(Work(Paths[Index])));
       } catch (const std::bad_alloc &) {
         if (OomReport)
           writeOomAndExit();
-        Out += toJson(failedReport(Paths[Index], "crash", "out-of-memory",
-                                   "analysis ran out of memory", 0))
-                   .dump(-1, ' ', false, Replace);
+        Out +=
+            dumpJson(toJson(failedReport(Paths[Index], "crash", "out-of-memory",
+                                         "analysis ran out of memory", 0)));
       } catch (const std::exception &E) {
-        Out += toJson(failedReport(Paths[Index], "crash", "internal-error",
-                                   E.what(), 0))
-                   .dump(-1, ' ', false, Replace);
+        Out += dumpJson(toJson(failedReport(Paths[Index], "crash",
+                                            "internal-error", E.what(), 0)));
       }
       writeAll(Fds[1], Out);
       ::close(Fds[1]);

@@ -33,11 +33,12 @@ struct PoolOptions {
   std::function<void(size_t)> OnStart;
 };
 
-/// Records the stack of the thread that does the analysis work (see
-/// analyzeFile), so that a crash on its guard page can be reported as
-/// "nesting-too-deep" (the input nests deeper than the parser's recursion can
-/// go) instead of a plain segmentation fault. Async-signal-safe to read.
-void noteAnalysisStack(const void *Low, size_t Bytes);
+/// Records the lowest address of the stack of the thread that does the
+/// analysis work (see analyzeFile; null when it ends) and gives that thread
+/// an alternate signal stack, so that a crash on its guard area is reported
+/// as "nesting-too-deep" (the input nests deeper than the parser's recursion
+/// can go) instead of a plain segmentation fault. Call it on that thread.
+void noteAnalysisStack(const void *Low);
 /// Catches SIGINT and SIGTERM while alive and records the first one, so that
 /// a long run can stop at a safe point instead of dying mid-write. The
 /// previous dispositions are restored on destruction. Guards nest; the

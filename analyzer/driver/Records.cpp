@@ -2,6 +2,8 @@
 
 #include "Records.h"
 
+#include "pkb/ModelJson.h"
+
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -411,7 +413,7 @@ bool JsonlAppender::append(const json &Record, std::string &Error) {
   }
   std::string Line;
   try {
-    Line = Record.dump(-1, ' ', false, json::error_handler_t::replace);
+    Line = dumpJson(Record);
   } catch (const std::exception &E) {
     Error = std::string("cannot serialize the record: ") + E.what();
     return false;

@@ -173,4 +173,8 @@ json toJson(const Diagnostic &D) {
               {"col", D.Loc.Col},   {"message", D.Message}};
 }
 
+std::string dumpJson(const json &J) {
+  return J.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 } // namespace pkb

@@ -335,10 +335,6 @@ template __global__ void push<4>(int *, volatile uint32_t *, int);
     EXPECT_EQ(N, 1) << Loc << " reported " << N << " times";
 }
 
-} // namespace
-
-namespace {
-
 TEST_F(Gate, MemoryLimitOfOneGiBStillAnalyzes) {
   // Before: an address-space limit of 1 GiB was below what the mapped
   // LLVM/Clang/Z3 libraries take, and every file "crashed".
@@ -360,10 +356,6 @@ TEST_F(Gate, UnknownPtxInstructionIsANote) {
   EXPECT_HAS(R.Output, "[ptx-unknown]");
 }
 
-} // namespace
-
-namespace {
-
 TEST_F(Gate, EvalGateOfCodeThatDoesNotCompile) {
   write("cands/1_allreduce_bad.cu", "#error not a kernel\n");
   write("cands/1_allreduce_ok.cu", GoodKernel);
@@ -383,10 +375,6 @@ TEST_F(Gate, EvalGateOfCodeThatDoesNotCompile) {
   EXPECT_EQ(ByFile["1_allreduce_bad.cu"]["static"]["status"], "parse-error");
   EXPECT_EQ(ByFile["1_allreduce_ok.cu"]["gate"], "pass");
 }
-
-} // namespace
-
-namespace {
 
 TEST_F(Gate, ProfileListsPhasesAndFiles) {
   write("k.cu", GoodKernel);

@@ -25,6 +25,11 @@ nlohmann::json toJson(const ModuleModel &M);
 nlohmann::json toJson(const Finding &F);
 nlohmann::json toJson(const Diagnostic &D);
 
+/// \p J as one line of JSON. File names and messages may hold invalid UTF-8
+/// (paths are bytes): it is replaced by U+FFFD instead of making dump()
+/// throw (type_error 316), so every report and record is valid JSON.
+std::string dumpJson(const nlohmann::json &J);
+
 } // namespace pkb
 
 #endif // PKB_MODELJSON_H
