@@ -118,17 +118,14 @@ bool isDynamicFailure(EvalClass C) {
 
 EvalClass classifyDynamic(const json &Run) {
   std::string V = Run.value("verdict", "internal-error");
-  std::string Detail = Run.value("detail", "");
   if (V == "compile-error")
     return EvalClass::CompileError;
   if (V == "setup-error") {
-    // A missing exported symbol or a wrong signature is an API error; a
-    // query/setup that rejects the shapes is a shape error.
-    if (Detail.find("symbol") != std::string::npos ||
-        Detail.find("dlopen") != std::string::npos ||
-        Detail.find("undefined") != std::string::npos)
-      return EvalClass::ApiError;
-    return EvalClass::ShapeError;
+    // A library that does not load or lacks an ABI symbol (failure kind
+    // "load", rt::FailureKind::Load) is an API error; a query/setup that
+    // rejects the shapes is a shape error.
+    return Run.value("failure_kind", "") == "load" ? EvalClass::ApiError
+                                                   : EvalClass::ShapeError;
   }
   if (V == "runtime-error" || V == "sanitizer-error" || V == "internal-error")
     return EvalClass::RuntimeError;

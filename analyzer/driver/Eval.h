@@ -68,9 +68,10 @@ std::optional<EvalClass> parseEvalClass(const std::string &S);
 /// True for the classes that mean the candidate failed on the GPU.
 bool isDynamicFailure(EvalClass C);
 
-/// Maps a runtime record (the fields of `pkbcheck run`'s JSONL: "verdict",
-/// "speedup", "detail", "first_failing_call") to a class. The runtime's
-/// verdict names are in runtime/include/pkb/rt/Verdict.h.
+/// Maps the dynamic part of an eval record (typed fields: "verdict",
+/// "failure_kind", "first_failing_call", "speedup", "mode") to a class; the
+/// detail text is never read. The runtime's verdict and failure-kind names
+/// are in runtime/include/pkb/rt/Verdict.h.
 EvalClass classifyDynamic(const nlohmann::json &Run);
 
 /// Options of `pkbcheck eval`.

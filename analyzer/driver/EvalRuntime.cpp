@@ -4,9 +4,11 @@
 // the engine of `pkbcheck run`) on every default size of its problem and
 // folds the per-size case records into the `dynamic` part of an eval record:
 //   verdict            the most severe case verdict (rt::verdictSeverity)
-//   detail             that case's detail
+//   detail             that case's detail (for people; never parsed)
+//   failure_kind       that case's rt::FailureKind ("load", "setup", ...)
 //   first_failing_call 0 if a synchronized trial failed; k >= 1 if only the
 //                      k-th back-to-back call (1-based) and later failed
+//                      (output verdicts; rt::CaseResult::FirstFailingCall)
 //   speedup            geometric mean over sizes of NCCL median / candidate
 //                      median (slowest rank), when every size passed
 //   roofline_fraction  median over sizes of the achieved roofline fraction
@@ -32,69 +34,44 @@ using nlohmann::json;
 namespace pkb {
 
 #ifdef PKB_HAVE_RUNTIME
-/// First failing call of a case record: see the file comment.
-static int firstFailingCall(const json &Case) {
-  int First = -1;
-  for (const json &Rank : Case.value("ranks", json::array())) {
-    if (!Rank.is_object())
-      continue;
-    for (const json &F : Rank.value("failures", json::array())) {
-      std::string What = F.value("what", "");
-      int Call = 0;
-      const std::string B2B = "back-to-back call ";
-      if (What.rfind(B2B, 0) == 0)
-        Call = std::atoi(What.c_str() + B2B.size());
-      if (First < 0 || Call < First)
-        First = Call;
-    }
-  }
-  return First < 0 ? 0 : First;
-}
-
-static json foldCases(const std::vector<json> &Cases, double Seconds) {
+/// Folds the typed case results of one candidate: see the file comment.
+static json foldCases(const std::vector<rt::CaseResult> &Cases,
+                      double Seconds) {
   json Out{{"ran", true}, {"seconds", Seconds}};
   json Small = json::array();
-  rt::Verdict Worst = rt::Verdict::Pass;
-  const json *WorstCase = nullptr;
+  const rt::CaseResult *Worst = nullptr;
   double LogSum = 0;
   unsigned Timed = 0;
   std::vector<double> Fractions;
-  for (const json &C : Cases) {
-    auto V = rt::parseVerdict(C.value("verdict", "internal-error"))
-                 .value_or(rt::Verdict::InternalError);
-    if (!WorstCase || rt::verdictSeverity(V) > rt::verdictSeverity(Worst)) {
-      Worst = V;
-      WorstCase = &C;
-    }
-    json S{{"size", C.value("size", int64_t(0))},
-           {"verdict", C.value("verdict", "")}};
-    if (C.contains("timing") && C["timing"].contains("speedup")) {
-      double Sp = C["timing"]["speedup"].get<double>();
-      S["speedup"] = Sp;
-      if (Sp > 0) {
-        LogSum += std::log(Sp);
+  for (const rt::CaseResult &C : Cases) {
+    if (!Worst || rt::verdictSeverity(C.V) > rt::verdictSeverity(Worst->V))
+      Worst = &C;
+    json S{{"size", C.Size}, {"verdict", std::string(rt::verdictName(C.V))}};
+    if (C.Speedup) {
+      S["speedup"] = *C.Speedup;
+      if (*C.Speedup > 0) {
+        LogSum += std::log(*C.Speedup);
         ++Timed;
       }
     }
-    if (C.contains("roofline") && C["roofline"].contains("candidate")) {
-      double F = C["roofline"]["candidate"].value("achieved_fraction", 0.0);
-      S["roofline_fraction"] = F;
-      Fractions.push_back(F);
+    if (C.RooflineFraction) {
+      S["roofline_fraction"] = *C.RooflineFraction;
+      Fractions.push_back(*C.RooflineFraction);
     }
     Small.push_back(S);
   }
-  Out["verdict"] = std::string(rt::verdictName(Worst));
+  rt::Verdict WorstV = Worst ? Worst->V : rt::Verdict::Pass;
+  Out["verdict"] = std::string(rt::verdictName(WorstV));
   Out["cases"] = Small;
-  if (!Cases.empty() && Cases.front().contains("mode"))
-    Out["mode"] =
-        Cases.front()["mode"]; // "correctness-only" when oversubscribed
-  if (WorstCase) {
-    Out["detail"] = WorstCase->value("detail", "");
-    if (Worst == rt::Verdict::WrongOutput ||
-        Worst == rt::Verdict::UnwrittenOutput)
-      Out["first_failing_call"] = firstFailingCall(*WorstCase);
+  if (!Cases.empty())
+    Out["mode"] = Cases.front().Mode; // "correctness-only" when oversubscribed
+  if (Worst) {
+    Out["detail"] = Worst->Detail;
+    Out["failure_kind"] = std::string(rt::failureKindName(Worst->Kind));
+    if (Worst->FirstFailingCall)
+      Out["first_failing_call"] = *Worst->FirstFailingCall;
   }
-  if (Worst == rt::Verdict::Pass && Timed == Cases.size() && Timed > 0)
+  if (WorstV == rt::Verdict::Pass && Timed == Cases.size() && Timed > 0)
     Out["speedup"] = std::exp(LogSum / Timed);
   if (!Fractions.empty()) {
     std::sort(Fractions.begin(), Fractions.end());
@@ -147,10 +124,10 @@ DynamicRunner makeDynamicRunner(const EvalOptions &Opts, std::string &Reason) {
       double Secs = std::chrono::duration<double>(
                         std::chrono::steady_clock::now() - Start)
                         .count();
-      if (S.Records.empty())
+      if (S.Cases.empty())
         return json{{"ran", false},
                     {"reason", "the harness produced no case record"}};
-      return foldCases(S.Records, Secs);
+      return foldCases(S.Cases, Secs);
     } catch (const std::exception &E) {
       return json{{"ran", false},
                   {"reason", std::string("runtime error: ") + E.what()}};

@@ -80,6 +80,7 @@ const std::vector<FieldSpec> &evalRecordSchema() {
       {"dynamic.roofline", FtObject},
       {"dynamic.roofline.fraction", FtNumber | FtNull},
       {"dynamic.first_failing_call", FtInt | FtNull},
+      {"dynamic.failure_kind", FtString},
       {"dynamic.cases", FtArray},
   };
   return Schema;

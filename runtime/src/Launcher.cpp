@@ -259,9 +259,12 @@ GroupOutcome runWorkerGroup(const GroupSpec &Spec) {
               "all",
               "--launch-timeout",
               "120"};
-    Argv.insert(Argv.end(),
-                {Exe, "worker", "--socket", Socket, "--rank", std::to_string(R),
-                 "--world", std::to_string(Spec.WorldSize)});
+    if (Spec.Command.empty())
+      Argv.insert(Argv.end(), {Exe, "worker"});
+    else
+      Argv.insert(Argv.end(), Spec.Command.begin(), Spec.Command.end());
+    Argv.insert(Argv.end(), {"--socket", Socket, "--rank", std::to_string(R),
+                             "--world", std::to_string(Spec.WorldSize)});
     auto Env = scrubbedEnvironment(Cwd, Spec.ExtraEnv);
     pid_t Pid =
         spawn(Argv, Env, Cwd, Scratch / fmt::format("rank{}.log", R), &Err);

@@ -106,14 +106,12 @@ int doRun(RunArgs &A) {
 /// them; completed cases are already in the results file.
 int runExternal(RunArgs &A, const RankEnv &Env) {
   RunOptions &O = A.O;
-  const Problem *P = findProblem(O.ProblemName);
-  if (!P)
-    throw std::runtime_error("unknown problem " + O.ProblemName);
   if (O.Kernels.size() != 1)
     throw std::runtime_error("under an external launcher give exactly one "
                              "--kernel");
-  if (O.Sizes.empty())
-    O.Sizes = P->defaultSizes();
+  if (!A.Rates.empty())
+    O.RatesFile = A.Rates;
+  const RunPlan Plan = planRun(O, Env.WorldSize);
   CompileOptions CO;
   CO.Nvcc = O.Nvcc;
   CO.CacheDir = O.CacheDir;
@@ -135,37 +133,13 @@ int runExternal(RunArgs &A, const RankEnv &Env) {
   // devices (local rank % device count).
   ::setenv("PKB_DEVICE", std::to_string(Env.LocalRank).c_str(), 1);
   ::setenv("NCCL_NVLS_ENABLE", "0", 1);
-  if (O.Oversubscribe && O.Graph)
-    throw std::runtime_error("--graph only changes how calls are timed; "
-                             "--oversubscribe never times (drop one)");
-  int Visible = visibleGpuCount();
-  int Gpus = std::max(1, std::min(Env.WorldSize, Visible));
-  double DeadlineSec = O.DeadlineSec > 0
-                           ? O.DeadlineSec
-                           : (O.Oversubscribe ? kOversubscribedDeadlineSec
-                                              : kDefaultDeadlineSec);
-  nlohmann::json Cfg = {
-      {"mode", "run"},
-      {"problem", std::string(P->name())},
-      {"library", CR.Library.string()},
-      {"sizes", O.Sizes},
-      {"trials", std::max(3, O.Trials)},
-      {"back_to_back", std::max(4, O.BackToBack)},
-      {"warmup", O.Warmup},
-      {"iters", std::max(1, O.Iters)},
-      {"deadline_ms", static_cast<long>(DeadlineSec * 1000)},
-      {"setup_deadline_ms", static_cast<long>(O.SetupDeadlineSec * 1000)},
-      {"seed", O.Seed},
-      {"graph", O.Graph},
-      {"timing", O.Timing && !O.Oversubscribe},
-      {"oversubscribe", O.Oversubscribe},
-      {"gpus", O.Oversubscribe ? Gpus : 0}};
+  WorkerConfig Cfg = Plan.Worker;
+  Cfg.Library = CR.Library.string();
+  Cfg.Sizes = Plan.Sizes;
   std::unique_ptr<std::thread> HubThread;
   std::unique_ptr<ResultStore> Store;
-  std::map<int64_t, std::map<int, nlohmann::json>> Partial;
+  CaseMerger Merger(Plan, O.Kernels[0], CR.Hash);
   bool AllPass = true;
-  std::string Mode =
-      O.Oversubscribe ? "correctness-only" : (O.Graph ? "graph" : "eager");
   if (Env.Rank == 0) {
     std::string Err;
     int L = listenUnix(Sock, &Err);
@@ -174,30 +148,14 @@ int runExternal(RunArgs &A, const RankEnv &Env) {
     Store = std::make_unique<ResultStore>(O.Results);
     HubOptions HO;
     HO.WorldSize = Env.WorldSize;
-    HO.Config = Cfg;
+    HO.Config = toJson(Cfg);
     HO.OnResult = [&](int R, const nlohmann::json &J) {
-      int64_t Size = J.value("size", int64_t(-1));
-      Partial[Size][R] = J;
-      if (static_cast<int>(Partial[Size].size()) != Env.WorldSize)
+      auto C = Merger.add(R, J);
+      if (!C)
         return;
-      CaseInfo I;
-      I.Problem = std::string(P->name());
-      I.ProblemId = P->id();
-      I.Kernel = O.Kernels[0];
-      I.KernelHash = CR.Hash;
-      I.Size = Size;
-      I.WorldSize = Env.WorldSize;
-      I.Mode = Mode;
-      I.CorrectnessOnly = O.Oversubscribe;
-      if (O.Oversubscribe)
-        I.Gpus = Gpus;
-      I.Terms = P->roofline(Env.WorldSize, Size);
-      if (!A.Rates.empty())
-        I.Rates = loadMachineRates(A.Rates);
-      auto Rec = mergeCase(I, Partial[Size]);
-      AllPass &= Rec["verdict"] == "pass";
-      Store->append(Rec);
-      fmt::print("{}\n", Rec.dump());
+      AllPass &= C->V == Verdict::Pass;
+      Store->append(C->Record);
+      fmt::print("{}\n", C->Record.dump());
       std::fflush(stdout);
     };
     auto H = std::make_shared<Hub>(L, HO);

@@ -72,10 +72,10 @@ std::string firstLines(const std::string &S, int N) {
 }
 } // namespace
 
-nlohmann::json mergeCase(const CaseInfo &I,
-                         const std::map<int, nlohmann::json> &RankResults,
-                         std::optional<Verdict> Forced,
-                         const std::string &ForcedDetail) {
+CaseResult mergeCaseResult(const CaseInfo &I,
+                           const std::map<int, nlohmann::json> &RankResults,
+                           std::optional<Verdict> Forced,
+                           const std::string &ForcedDetail) {
   nlohmann::json Rec = {
       {"key", resultKey(I.Problem, I.KernelHash, I.Size, I.WorldSize, I.Mode)},
       {"problem", I.Problem},
@@ -96,6 +96,8 @@ nlohmann::json mergeCase(const CaseInfo &I,
   }
   Verdict V = Forced.value_or(Verdict::Pass);
   std::string Detail = Forced ? ForcedDetail : "";
+  std::optional<FailureKind> Reported;
+  int FirstCall = -1;
   nlohmann::json Ranks = nlohmann::json::array();
   for (int R = 0; R < I.WorldSize; ++R) {
     auto It = RankResults.find(R);
@@ -112,16 +114,37 @@ nlohmann::json mergeCase(const CaseInfo &I,
                   .value_or(Verdict::InternalError);
     if (verdictSeverity(RV) > verdictSeverity(V) ||
         (RV != Verdict::Pass && Detail.empty())) {
-      if (verdictSeverity(RV) >= verdictSeverity(V))
+      if (verdictSeverity(RV) >= verdictSeverity(V)) {
         Detail =
             fmt::format("rank {}: {}", R, J.value("detail", std::string()));
+        Reported = parseFailureKind(J.value("failure_kind", std::string()));
+      }
       V = worseVerdict(V, RV);
     }
+    if (J.contains("failures") && J["failures"].is_array())
+      for (const auto &F : J["failures"])
+        if (F.is_object() && F.contains("call") &&
+            F["call"].is_number_integer()) {
+          int Call = F["call"].get<int>();
+          if (FirstCall < 0 || Call < FirstCall)
+            FirstCall = Call;
+        }
     J.erase("timing");
     Ranks.push_back(std::move(J));
   }
+  CaseResult Out;
+  Out.Size = I.Size;
+  Out.V = V;
+  Out.Detail = Detail;
+  Out.Mode = I.Mode;
+  if (V == Verdict::WrongOutput || V == Verdict::UnwrittenOutput)
+    Out.FirstFailingCall = std::max(FirstCall, 0);
+  Out.Kind = caseFailureKind(V, Reported, Out.FirstFailingCall.value_or(0));
   Rec["verdict"] = std::string(verdictName(V));
   Rec["detail"] = Detail;
+  Rec["failure_kind"] = std::string(failureKindName(Out.Kind));
+  if (Out.FirstFailingCall)
+    Rec["first_failing_call"] = *Out.FirstFailingCall;
   Rec["ranks"] = Ranks;
   if (V == Verdict::Pass && !I.CorrectnessOnly) {
     auto C = slowest(RankResults, I.WorldSize, "candidate");
@@ -132,8 +155,10 @@ nlohmann::json mergeCase(const CaseInfo &I,
         T["reference"] = *Ref;
         double CM = (*C)["median_us"].get<double>();
         double RM = (*Ref)["median_us"].get<double>();
-        if (CM > 0)
+        if (CM > 0) {
           T["speedup"] = RM / CM;
+          Out.Speedup = RM / CM;
+        }
       }
       auto It = RankResults.find(0);
       for (const char *K : {"iters", "warmup", "copies", "graph"})
@@ -147,6 +172,7 @@ nlohmann::json mergeCase(const CaseInfo &I,
           RooflineResult RC = roofline(*I.Terms, *I.Rates,
                                        (*C)["median_us"].get<double>() * 1e-6);
           RL["candidate"] = toJson(RC);
+          Out.RooflineFraction = RC.AchievedFraction;
           if (Ref)
             RL["reference_achieved_fraction"] =
                 roofline(*I.Terms, *I.Rates,
@@ -157,7 +183,35 @@ nlohmann::json mergeCase(const CaseInfo &I,
       }
     }
   }
-  return Rec;
+  Out.Record = std::move(Rec);
+  return Out;
+}
+
+nlohmann::json mergeCase(const CaseInfo &I,
+                         const std::map<int, nlohmann::json> &RankResults,
+                         std::optional<Verdict> Forced,
+                         const std::string &ForcedDetail) {
+  return mergeCaseResult(I, RankResults, Forced, ForcedDetail).Record;
+}
+
+void foldSanitizer(CaseResult &C, const std::string &Tool, int Errors,
+                   const std::string &Report) {
+  C.Record["sanitizer"] = {{"tool", Tool}, {"errors", Errors}};
+  if (Errors <= 0)
+    return;
+  C.Record["sanitizer"]["report"] = Report;
+  if (verdictSeverity(C.V) >= verdictSeverity(Verdict::SanitizerError))
+    return;
+  C.V = Verdict::SanitizerError;
+  C.Kind = FailureKind::Sanitizer;
+  C.Detail = Report;
+  C.FirstFailingCall.reset();
+  C.Speedup.reset();
+  C.RooflineFraction.reset();
+  C.Record["verdict"] = std::string(verdictName(C.V));
+  C.Record["detail"] = Report;
+  C.Record["failure_kind"] = std::string(failureKindName(C.Kind));
+  C.Record.erase("first_failing_call");
 }
 
 Placement planPlacement(int RequestedRanks, int VisibleGpus,
@@ -293,52 +347,127 @@ std::string tableHeader() {
 }
 } // namespace
 
-RunSummary runCandidates(const RunOptions &O) {
-  RunSummary Sum;
-  const Problem *P = nullptr;
-  std::string ProblemName = O.ProblemName;
-  int ProblemId = 0;
+RunPlan planRun(const RunOptions &O, int ExternalWorld) {
+  RunPlan Plan;
+  Plan.ProblemName = O.ProblemName;
   if (!O.Fake) {
-    P = findProblem(O.ProblemName);
-    if (!P)
+    Plan.Spec = findProblem(O.ProblemName);
+    if (!Plan.Spec)
       throw std::runtime_error("unknown problem '" + O.ProblemName +
                                "' (see `pkbcheck problems`)");
-    ProblemName = std::string(P->name());
-    ProblemId = P->id();
+    Plan.ProblemName = std::string(Plan.Spec->name());
+    Plan.ProblemId = Plan.Spec->id();
   }
-  int Visible = O.VisibleGpus >= 0 ? O.VisibleGpus : visibleGpuCount();
-  Placement Place = planPlacement(O.Gpus, Visible, O.Oversubscribe);
-  if (!Place.Error.empty())
-    throw std::runtime_error(Place.Error);
+  if (ExternalWorld > 0) {
+    if (!O.Sanitize.empty())
+      throw std::runtime_error(
+          "--sanitize starts the workers under compute-sanitizer; under an "
+          "external launcher, start the ranks under it yourself");
+    Plan.Place.Ranks = ExternalWorld;
+    Plan.Place.CorrectnessOnly = O.Oversubscribe;
+    int Visible = O.VisibleGpus >= 0 ? O.VisibleGpus : visibleGpuCount();
+    Plan.Place.Gpus = std::max(1, std::min(ExternalWorld, Visible));
+  } else {
+    int Visible = O.VisibleGpus >= 0 ? O.VisibleGpus : visibleGpuCount();
+    Plan.Place = planPlacement(O.Gpus, Visible, O.Oversubscribe);
+    if (!Plan.Place.Error.empty())
+      throw std::runtime_error(Plan.Place.Error);
+  }
   if (O.Oversubscribe && O.Graph)
     throw std::runtime_error("--graph only changes how calls are timed; "
                              "--oversubscribe never times (drop one)");
-  int World = Place.Ranks;
-  bool CorrectnessOnly = Place.CorrectnessOnly;
-  double DeadlineSec = O.DeadlineSec > 0
-                           ? O.DeadlineSec
-                           : (CorrectnessOnly ? kOversubscribedDeadlineSec
-                                              : kDefaultDeadlineSec);
-  if (!Place.Note.empty())
-    say(O.Out, "note: " + Place.Note + "\n");
-  std::vector<int64_t> Sizes = O.Sizes;
-  if (Sizes.empty() && P)
-    Sizes = P->defaultSizes();
-  if (P)
-    for (int64_t S : Sizes)
-      if (std::string Why = P->checkSize(World, S); !Why.empty())
+  bool CorrectnessOnly = Plan.Place.CorrectnessOnly;
+  Plan.DeadlineSec = O.DeadlineSec > 0
+                         ? O.DeadlineSec
+                         : (CorrectnessOnly ? kOversubscribedDeadlineSec
+                                            : kDefaultDeadlineSec);
+  Plan.Sizes = O.Sizes;
+  if (Plan.Sizes.empty() && Plan.Spec)
+    Plan.Sizes = Plan.Spec->defaultSizes();
+  if (Plan.Spec)
+    for (int64_t S : Plan.Sizes)
+      if (std::string Why = Plan.Spec->checkSize(Plan.Place.Ranks, S);
+          !Why.empty())
         throw std::runtime_error(fmt::format("size {}: {}", S, Why));
   if (O.Kernels.empty())
     throw std::runtime_error("no candidate given (--kernel)");
-  ResultStore Store(O.Results);
-  std::optional<MachineRates> Rates;
-  if (!O.RatesFile.empty())
-    Rates = loadMachineRates(O.RatesFile);
-  std::string Mode = O.Sanitize.empty() ? (O.Graph ? "graph" : "eager")
-                                        : "sanitize-" + O.Sanitize;
+  Plan.Sanitize = O.Sanitize;
+  Plan.Mode = O.Sanitize.empty() ? (O.Graph ? "graph" : "eager")
+                                 : "sanitize-" + O.Sanitize;
   if (CorrectnessOnly)
-    Mode = O.Sanitize.empty() ? "correctness-only"
-                              : "correctness-only+sanitize-" + O.Sanitize;
+    Plan.Mode = O.Sanitize.empty() ? "correctness-only"
+                                   : "correctness-only+sanitize-" + O.Sanitize;
+  if (!O.RatesFile.empty())
+    Plan.Rates = loadMachineRates(O.RatesFile);
+  bool Sanitizing = !O.Sanitize.empty();
+  WorkerConfig &W = Plan.Worker;
+  W.Mode = O.Fake ? "fake" : "run";
+  W.Problem = Plan.ProblemName;
+  W.Trials = O.Trials;
+  W.BackToBack = O.BackToBack;
+  W.Warmup = O.Warmup;
+  W.Iters = O.Iters;
+  W.DeadlineMs =
+      static_cast<long>(Plan.DeadlineSec * 1000 * (Sanitizing ? 20 : 1));
+  W.SetupDeadlineMs = static_cast<long>(O.SetupDeadlineSec * 1000);
+  W.Seed = O.Seed;
+  W.Graph = O.Graph;
+  W.Timing = O.Timing && !Sanitizing && !CorrectnessOnly;
+  W.Oversubscribe = CorrectnessOnly;
+  W.Gpus = Plan.Place.Gpus;
+  W.Fake = O.Fake;
+  return Plan;
+}
+
+CaseInfo RunPlan::caseInfo(const std::string &Kernel, const std::string &Hash,
+                           int64_t Size) const {
+  CaseInfo I;
+  I.Problem = ProblemName;
+  I.ProblemId = ProblemId;
+  I.Kernel = Kernel;
+  I.KernelHash = Hash;
+  I.Size = Size;
+  I.WorldSize = Place.Ranks;
+  I.Mode = Mode;
+  I.CorrectnessOnly = Place.CorrectnessOnly;
+  if (Place.CorrectnessOnly)
+    I.Gpus = Place.Gpus;
+  if (Spec)
+    I.Terms = Spec->roofline(Place.Ranks, Size);
+  I.Rates = Rates;
+  return I;
+}
+
+std::optional<CaseResult> CaseMerger::add(int Rank, const nlohmann::json &R) {
+  int64_t Size = R.value("size", int64_t(-1));
+  auto &ByRank = Partial[Size];
+  ByRank[Rank] = R;
+  if (static_cast<int>(ByRank.size()) != Plan.Place.Ranks)
+    return std::nullopt;
+  CaseResult C = mergeCaseResult(info(Size), ByRank);
+  Partial.erase(Size);
+  return C;
+}
+
+CaseResult CaseMerger::force(int64_t Size, Verdict V,
+                             const std::string &Detail) {
+  auto It = Partial.find(Size);
+  CaseResult C = mergeCaseResult(
+      info(Size),
+      It == Partial.end() ? std::map<int, nlohmann::json>{} : It->second, V,
+      Detail);
+  Partial.erase(Size);
+  return C;
+}
+
+RunSummary runCandidates(const RunOptions &O) {
+  RunSummary Sum;
+  const RunPlan Plan = planRun(O);
+  const int World = Plan.Place.Ranks;
+  const bool CorrectnessOnly = Plan.Place.CorrectnessOnly;
+  if (!Plan.Place.Note.empty())
+    say(O.Out, "note: " + Plan.Place.Note + "\n");
+  ResultStore Store(O.Results);
   fs::path CacheDir = O.CacheDir.empty() ? defaultCacheDir() : O.CacheDir;
   fs::path Abi =
       O.AbiInclude.empty() ? fs::path(PKB_RUNTIME_INCLUDE_DIR) : O.AbiInclude;
@@ -348,58 +477,43 @@ RunSummary runCandidates(const RunOptions &O) {
       say(O.Out,
           fmt::format("== {} on {} ({} ranks, mode: {}; local references, "
                       "no timing, deadline {} s per call)\n",
-                      Kernel, ProblemName, World,
-                      correctnessOnlyDetail(World, Place.Gpus), DeadlineSec));
+                      Kernel, Plan.ProblemName, World,
+                      correctnessOnlyDetail(World, Plan.Place.Gpus),
+                      Plan.DeadlineSec));
     else
       say(O.Out, fmt::format("== {} on {} ({} GPUs, mode {})\n", Kernel,
-                             ProblemName, World, Mode));
-    CaseInfo Base;
-    Base.Problem = ProblemName;
-    Base.ProblemId = ProblemId;
-    Base.Kernel = Kernel;
-    Base.WorldSize = World;
-    Base.Mode = Mode;
-    Base.Rates = Rates;
-    Base.CorrectnessOnly = CorrectnessOnly;
-    if (CorrectnessOnly)
-      Base.Gpus = Place.Gpus;
-    std::string Library;
+                             Plan.ProblemName, World, Plan.Mode));
+    std::string Hash, Library;
     std::optional<std::string> CompileLog;
     if (O.Fake) {
       std::ifstream In(Kernel, std::ios::binary);
       std::stringstream SS;
       SS << In.rdbuf();
-      Base.KernelHash = contentHash(Kernel + '\0' + SS.str()).substr(0, 16);
+      Hash = contentHash(Kernel + '\0' + SS.str()).substr(0, 16);
     } else {
       CompileOptions CO;
       CO.Nvcc = O.Nvcc;
       CO.CacheDir = CacheDir;
       CO.AbiInclude = Abi;
       CompileResult CR = compileCandidate(Kernel, CO);
-      Base.KernelHash = CR.Hash.empty() ? contentHash(Kernel) : CR.Hash;
+      Hash = CR.Hash.empty() ? contentHash(Kernel) : CR.Hash;
       if (!CR.Ok)
         CompileLog = CR.Log;
       Library = CR.Library.string();
     }
-    auto Info = [&](int64_t Size) {
-      CaseInfo I = Base;
-      I.Size = Size;
-      if (P)
-        I.Terms = P->roofline(World, Size);
-      return I;
-    };
-    auto Emit = [&](nlohmann::json Rec) {
-      Store.append(Rec);
-      Sum.AllPass &= Rec["verdict"] == "pass";
-      say(O.Out, tableRow(Rec) + "\n");
-      if (Rec["verdict"] != "pass" && !Rec["detail"].get<std::string>().empty())
-        say(O.Out,
-            "    " + firstLines(Rec["detail"].get<std::string>(), 12) + "\n");
-      Sum.Records.push_back(std::move(Rec));
+    CaseMerger Merger(Plan, Kernel, Hash);
+    auto Emit = [&](CaseResult C) {
+      Store.append(C.Record);
+      Sum.AllPass &= C.V == Verdict::Pass;
+      say(O.Out, tableRow(C.Record) + "\n");
+      if (C.V != Verdict::Pass && !C.Detail.empty())
+        say(O.Out, "    " + firstLines(C.Detail, 12) + "\n");
+      Sum.Records.push_back(C.Record);
+      Sum.Cases.push_back(std::move(C));
     };
     std::vector<int64_t> Pending;
-    for (int64_t S : Sizes) {
-      std::string Key = resultKey(ProblemName, Base.KernelHash, S, World, Mode);
+    for (int64_t S : Plan.Sizes) {
+      std::string Key = resultKey(Plan.ProblemName, Hash, S, World, Plan.Mode);
       if (!O.Force && Store.contains(Key)) {
         ++Sum.SkippedDone;
         continue;
@@ -414,52 +528,37 @@ RunSummary runCandidates(const RunOptions &O) {
     say(O.Out, tableHeader());
     if (CompileLog) {
       for (int64_t S : Pending) {
-        auto Rec = mergeCase(Info(S), {}, Verdict::CompileError, *CompileLog);
-        Rec["compiler_log"] = *CompileLog;
-        Emit(std::move(Rec));
+        CaseResult C = Merger.force(S, Verdict::CompileError, *CompileLog);
+        C.Record["compiler_log"] = *CompileLog;
+        Emit(std::move(C));
       }
       continue;
     }
-    bool Sanitizing = !O.Sanitize.empty();
+    bool Sanitizing = !Plan.Sanitize.empty();
     while (!Pending.empty()) {
-      std::map<int64_t, std::map<int, nlohmann::json>> Partial;
-      std::vector<nlohmann::json> Held; // sanitizer mode: fold after exit
+      std::vector<CaseResult> Held; // sanitizer mode: fold after exit
       std::optional<std::pair<Verdict, std::string>> AllScope;
       int FinishedInGroup = 0;
-      auto Finish = [&](int64_t Size, nlohmann::json Rec) {
+      auto Finish = [&](CaseResult C) {
         ++FinishedInGroup;
+        int64_t Size = C.Size;
         Pending.erase(std::remove(Pending.begin(), Pending.end(), Size),
                       Pending.end());
-        Partial.erase(Size);
+        Merger.drop(Size);
         if (Sanitizing)
-          Held.push_back(std::move(Rec));
+          Held.push_back(std::move(C));
         else
-          Emit(std::move(Rec));
+          Emit(std::move(C));
       };
-      nlohmann::json Cfg = {
-          {"mode", O.Fake ? "fake" : "run"},
-          {"problem", ProblemName},
-          {"library", Library},
-          {"sizes", Pending},
-          {"trials", std::max(3, O.Trials)},
-          {"back_to_back", std::max(4, O.BackToBack)},
-          {"warmup", O.Warmup},
-          {"iters", std::max(1, O.Iters)},
-          {"deadline_ms",
-           static_cast<long>(DeadlineSec * 1000 * (Sanitizing ? 20 : 1))},
-          {"setup_deadline_ms", static_cast<long>(O.SetupDeadlineSec * 1000)},
-          {"seed", O.Seed},
-          {"graph", O.Graph},
-          {"timing", O.Timing && !Sanitizing && !CorrectnessOnly},
-          {"oversubscribe", CorrectnessOnly},
-          {"gpus", Place.Gpus}};
-      if (O.Fake)
-        Cfg["fake"] = *O.Fake;
+      WorkerConfig Cfg = Plan.Worker;
+      Cfg.Library = Library;
+      Cfg.Sizes = Pending;
       GroupSpec G;
       G.WorldSize = World;
       G.Exe = O.Exe;
-      G.Config = Cfg;
-      G.Sanitizer = O.Sanitize;
+      G.Command = O.WorkerCommand;
+      G.Config = toJson(Cfg);
+      G.Sanitizer = Plan.Sanitize;
       G.KeepScratch = O.KeepScratch;
       G.OnResult = [&](int Rank, const nlohmann::json &J) {
         if (J.value("scope", std::string()) == "all") {
@@ -472,9 +571,8 @@ RunSummary runCandidates(const RunOptions &O) {
         int64_t Size = J.value("size", int64_t(-1));
         if (std::find(Pending.begin(), Pending.end(), Size) == Pending.end())
           return;
-        Partial[Size][Rank] = J;
-        if (static_cast<int>(Partial[Size].size()) == World)
-          Finish(Size, mergeCase(Info(Size), Partial[Size]));
+        if (auto C = Merger.add(Rank, J))
+          Finish(std::move(*C));
       };
       G.OnLog = [&](int Rank, const std::string &Line) {
         say(O.Out, fmt::format("   [rank {}] {}\n", Rank, Line));
@@ -524,10 +622,10 @@ RunSummary runCandidates(const RunOptions &O) {
         int64_t FailedSize =
             H.Phase.contains("size") ? H.Phase["size"].get<int64_t>() : -1;
         if (H.K == HubOutcome::Kind::FatalResult && !AllScope) {
-          // The fatal per-rank result is in Partial: take its size and
+          // The fatal per-rank result is in the merger: take its size and
           // verdict.
           Everything = false;
-          for (const auto &[S, ByRank] : Partial) {
+          for (const auto &[S, ByRank] : Merger.partial()) {
             auto It = ByRank.find(H.Rank);
             if (It == ByRank.end())
               continue;
@@ -547,21 +645,22 @@ RunSummary runCandidates(const RunOptions &O) {
         for (int64_t S : Failed) {
           if (std::find(Pending.begin(), Pending.end(), S) == Pending.end())
             continue;
-          auto Rec = mergeCase(Info(S), Partial[S], V, Detail);
-          Rec["launcher"] = {{"outcome", hubOutcomeName(H.K)},
-                             {"rank", H.Rank},
-                             {"phase", H.Phase}};
-          Finish(S, std::move(Rec));
+          CaseResult C = Merger.force(S, V, Detail);
+          C.Record["launcher"] = {{"outcome", hubOutcomeName(H.K)},
+                                  {"rank", H.Rank},
+                                  {"phase", H.Phase}};
+          Finish(std::move(C));
         }
         // Never loop forever: a group that failed without finishing any
         // case charges the failure to the first pending size.
         if (Pending.size() == Before && FinishedInGroup == 0 &&
-            !Pending.empty())
-          Finish(Pending.front(),
-                 mergeCase(Info(Pending.front()), {}, V, Detail));
+            !Pending.empty()) {
+          Merger.drop(Pending.front());
+          Finish(Merger.force(Pending.front(), V, Detail));
+        }
       } else {
         for (int64_t S : std::vector<int64_t>(Pending))
-          Finish(S, mergeCase(Info(S), Partial[S], Verdict::InternalError,
+          Finish(Merger.force(S, Verdict::InternalError,
                               "worker group finished without a result for "
                               "this size" +
                                   LogTail(0)));
@@ -575,20 +674,9 @@ RunSummary runCandidates(const RunOptions &O) {
             Report = fmt::format("rank {}: {}", R,
                                  sanitizerExcerpt(GO.SanitizerLog[R], 24));
         }
-        for (auto &Rec : Held) {
-          Rec["sanitizer"] = {{"tool", O.Sanitize}, {"errors", Errors}};
-          if (Errors > 0) {
-            Rec["sanitizer"]["report"] = Report;
-            auto RV = parseVerdict(Rec["verdict"].get<std::string>())
-                          .value_or(Verdict::InternalError);
-            if (verdictSeverity(RV) <
-                verdictSeverity(Verdict::SanitizerError)) {
-              Rec["verdict"] =
-                  std::string(verdictName(Verdict::SanitizerError));
-              Rec["detail"] = Report;
-            }
-          }
-          Emit(std::move(Rec));
+        for (auto &C : Held) {
+          foldSanitizer(C, Plan.Sanitize, Errors, Report);
+          Emit(std::move(C));
         }
       }
     }

@@ -18,6 +18,19 @@ constexpr std::array<std::pair<Verdict, std::string_view>, 10> Names = {{
     {Verdict::Skipped, "skipped"},
     {Verdict::InternalError, "internal-error"},
 }};
+constexpr std::array<std::pair<FailureKind, std::string_view>, 10> KindNames = {
+    {
+        {FailureKind::None, "none"},
+        {FailureKind::Compile, "compile"},
+        {FailureKind::Load, "load"},
+        {FailureKind::Setup, "setup"},
+        {FailureKind::Output, "output"},
+        {FailureKind::CrossCall, "cross-call"},
+        {FailureKind::Crash, "crash"},
+        {FailureKind::Deadlock, "deadlock"},
+        {FailureKind::Sanitizer, "sanitizer"},
+        {FailureKind::Harness, "harness"},
+    }};
 } // namespace
 
 std::string_view verdictName(Verdict V) {
@@ -51,6 +64,46 @@ bool isFatalVerdict(Verdict V) {
   default:
     return false;
   }
+}
+
+std::string_view failureKindName(FailureKind K) {
+  for (const auto &[Kind, N] : KindNames)
+    if (Kind == K)
+      return N;
+  return "harness";
+}
+
+std::optional<FailureKind> parseFailureKind(std::string_view Name) {
+  for (const auto &[Kind, N] : KindNames)
+    if (N == Name)
+      return Kind;
+  return std::nullopt;
+}
+
+FailureKind caseFailureKind(Verdict V, std::optional<FailureKind> Reported,
+                            int FirstFailingCall) {
+  switch (V) {
+  case Verdict::Pass:
+    return FailureKind::None;
+  case Verdict::WrongOutput:
+  case Verdict::UnwrittenOutput:
+    return FirstFailingCall > 0 ? FailureKind::CrossCall : FailureKind::Output;
+  case Verdict::SanitizerError:
+    return FailureKind::Sanitizer;
+  case Verdict::SetupError:
+    return Reported == FailureKind::Load ? FailureKind::Load
+                                         : FailureKind::Setup;
+  case Verdict::RuntimeError:
+    return FailureKind::Crash;
+  case Verdict::Deadlock:
+    return FailureKind::Deadlock;
+  case Verdict::CompileError:
+    return FailureKind::Compile;
+  case Verdict::Skipped:
+  case Verdict::InternalError:
+    return FailureKind::Harness;
+  }
+  return FailureKind::Harness;
 }
 
 } // namespace pkb::rt

@@ -2,6 +2,7 @@
 #include "pkb/rt/Session.h"
 #include "pkb/rt/Wire.h"
 #include "pkb/rt/Worker.h"
+#include "pkb/rt/WorkerConfig.h"
 
 #include <fmt/format.h>
 
@@ -123,14 +124,14 @@ int workerMain(const std::string &Socket, int Rank, int World) {
 }
 
 int runFakeWorker(HubClient &C) {
-  const auto &Cfg = C.config();
-  auto Fake = Cfg.value("fake", nlohmann::json::object());
+  const WorkerConfig Cfg = workerConfigFromJson(C.config());
+  auto Fake = Cfg.Fake.value_or(nlohmann::json::object());
   std::string Action = Fake.value("action", std::string("ok"));
   int FRank = Fake.value("rank", 0);
   int64_t FSize = Fake.value("size", int64_t(-1));
-  long Deadline = Cfg.value("deadline_ms", 10000L);
-  int CaseOffset = Cfg.value("case_offset", 0);
-  auto Sizes = Cfg.value("sizes", std::vector<int64_t>{});
+  long Deadline = Cfg.DeadlineMs;
+  int CaseOffset = Cfg.CaseOffset;
+  const std::vector<int64_t> &Sizes = Cfg.Sizes;
   for (size_t I = 0; I < Sizes.size(); ++I) {
     int64_t Size = Sizes[I];
     int Case = CaseOffset + static_cast<int>(I);
@@ -164,10 +165,10 @@ int runFakeWorker(HubClient &C) {
       }
     }
     C.disarm();
-    if (Cfg.value("oversubscribe", false))
-      R["device"] = deviceOfRank(C.rank(), Cfg.value("gpus", 0));
+    if (Cfg.Oversubscribe)
+      R["device"] = deviceOfRank(C.rank(), Cfg.Gpus);
     double Us = 10.0 + C.rank();
-    if (Cfg.value("timing", true))
+    if (Cfg.Timing)
       R["timing"] = {
           {"candidate",
            {{"median_us", Us}, {"p10_us", Us - 1}, {"p90_us", Us + 1}}},

@@ -22,6 +22,7 @@
 #include "pkb/rt/SymmetricHeap.h"
 #include "pkb/rt/Verdict.h"
 #include "pkb/rt/Worker.h"
+#include "pkb/rt/WorkerConfig.h"
 
 #include <fmt/format.h>
 
@@ -67,13 +68,15 @@ private:
 
 class CandidateWorker {
 public:
-  explicit CandidateWorker(HubClient &C) : C(C), Cfg(C.config()) {}
+  explicit CandidateWorker(HubClient &C)
+      : C(C), Cfg(workerConfigFromJson(C.config())) {}
   int run();
 
 private:
   friend class LocalInputs;
   [[noreturn]] void fatal(Verdict V, const std::string &Detail, int Case = -1,
-                          int64_t Size = -1);
+                          int64_t Size = -1,
+                          std::optional<FailureKind> Kind = std::nullopt);
   void check(cudaError_t E, const char *What, int Case, int64_t Size);
   TensorSet alloc(const std::vector<TensorSpec> &Specs, int Case, int64_t Size);
   void release(TensorSet &S);
@@ -86,7 +89,7 @@ private:
   nlohmann::json timeCase(int Case, int64_t Size);
 
   HubClient &C;
-  const nlohmann::json &Cfg;
+  const WorkerConfig Cfg;
   int Rank = 0, World = 1, Device = 0;
   bool Local = false; ///< correctness-only: local references, no NCCL
   long DeadlineMs = 10000, SetupMs = 180000;
@@ -105,10 +108,12 @@ private:
 };
 
 void CandidateWorker::fatal(Verdict V, const std::string &Detail, int Case,
-                            int64_t Size) {
+                            int64_t Size, std::optional<FailureKind> Kind) {
   nlohmann::json R = {{"rank", Rank},
                       {"verdict", std::string(verdictName(V))},
                       {"detail", Detail}};
+  if (Kind)
+    R["failure_kind"] = std::string(failureKindName(*Kind));
   if (Case >= 0) {
     R["case"] = Case;
     R["size"] = Size;
@@ -219,8 +224,8 @@ void CandidateWorker::runCase(int Case, int64_t Size) {
   auto InSpecs = P->inputs(World, Rank, Size);
   auto OutSpecs = P->outputs(World, Rank, Size);
   Ctx.size = Size;
-  int Trials = std::max(3, Cfg.value("trials", 3));
-  int B2B = std::max(4, Cfg.value("back_to_back", 4));
+  int Trials = Cfg.Trials;
+  int B2B = Cfg.BackToBack;
   RankInfo RI{Rank, World, Device, Stream, Comm};
   TensorSet Out = alloc(OutSpecs, Case, Size);
   TensorSet Ref = alloc(OutSpecs, Case, Size);
@@ -234,7 +239,8 @@ void CandidateWorker::runCase(int Case, int64_t Size) {
   int64_t Mismatches = 0, Unwritten = 0, Checks = 0;
   double MaxAbs = 0, MaxRel = 0;
   std::vector<char> HGot, HRef;
-  auto Compare = [&](const TensorSet &Got, const std::string &What) {
+  // Call is 0 for a synchronized trial, k for back-to-back call k (1-based).
+  auto Compare = [&](const TensorSet &Got, const std::string &What, int Call) {
     for (size_t I = 0; I < OutSpecs.size(); ++I) {
       size_t Bytes = OutSpecs[I].bytes();
       HGot.resize(Bytes);
@@ -254,6 +260,7 @@ void CandidateWorker::runCase(int Case, int64_t Size) {
       if (!R.ok() && Failures.size() < 8) {
         nlohmann::json F = toJson(R);
         F["what"] = What;
+        F["call"] = Call;
         F["output"] = OutSpecs[I].Name;
         F["summary"] = describe(R);
         Failures.push_back(F);
@@ -287,7 +294,7 @@ void CandidateWorker::runCase(int Case, int64_t Size) {
     reference(Ins[0], Ref, Case, Size, static_cast<uint64_t>(T));
     check(cudaStreamSynchronize(Stream), "reference", Case, Size);
     C.disarm();
-    Compare(Out, fmt::format("trial {}", T));
+    Compare(Out, fmt::format("trial {}", T), 0);
   }
 
   // 2. Back-to-back calls without host synchronization.
@@ -325,7 +332,7 @@ void CandidateWorker::runCase(int Case, int64_t Size) {
     check(cudaStreamSynchronize(Stream), "reference", Case, Size);
     C.disarm();
     Compare(Snaps[static_cast<size_t>(K)],
-            fmt::format("back-to-back call {} of {}", K + 1, B2B));
+            fmt::format("back-to-back call {} of {}", K + 1, B2B), K + 1);
   }
   release(Out);
   release(Ref);
@@ -358,7 +365,7 @@ void CandidateWorker::runCase(int Case, int64_t Size) {
   auto Votes = C.allgather(V == Verdict::Pass ? "1" : "0");
   bool AllPass = std::all_of(Votes.begin(), Votes.end(),
                              [](const std::string &S) { return S == "1"; });
-  if (AllPass && Cfg.value("timing", true) && !Local)
+  if (AllPass && Cfg.Timing && !Local)
     R["timing"] = timeCase(Case, Size);
   C.result(R);
 }
@@ -367,9 +374,9 @@ nlohmann::json CandidateWorker::timeCase(int Case, int64_t Size) {
   auto InSpecs = P->inputs(World, Rank, Size);
   auto OutSpecs = P->outputs(World, Rank, Size);
   RankInfo RI{Rank, World, Device, Stream, Comm};
-  int Warmup = std::max(0, Cfg.value("warmup", 20));
-  int Iters = std::max(1, Cfg.value("iters", 100));
-  bool Graph = Cfg.value("graph", false);
+  int Warmup = Cfg.Warmup;
+  int Iters = Cfg.Iters;
+  bool Graph = Cfg.Graph;
   int L2 = 0;
   cudaDeviceGetAttribute(&L2, cudaDevAttrL2CacheSize, Device);
   size_t Group = 0;
@@ -377,7 +384,7 @@ nlohmann::json CandidateWorker::timeCase(int Case, int64_t Size) {
     Group += S.bytes();
   for (const auto &S : OutSpecs)
     Group += S.bytes();
-  double Multiple = Cfg.value("l2_multiple", 3.0);
+  double Multiple = Cfg.L2Multiple;
   size_t Need = static_cast<size_t>(Multiple * L2);
   size_t Copies =
       std::max<size_t>(2, (Need + Group - 1) / std::max<size_t>(Group, 1));
@@ -483,13 +490,13 @@ int CandidateWorker::run() {
   Device = Rank;
   if (const char *D = std::getenv("PKB_DEVICE"); D && *D)
     Device = std::atoi(D);
-  Local = Cfg.value("oversubscribe", false);
-  DeadlineMs = Cfg.value("deadline_ms", 10000L);
-  SetupMs = Cfg.value("setup_deadline_ms", 180000L);
-  Seed = Cfg.value("seed", uint64_t(0x5EED));
-  ProblemName = Cfg.value("problem", std::string());
-  auto Sizes = Cfg.value("sizes", std::vector<int64_t>{});
-  int CaseOffset = Cfg.value("case_offset", 0);
+  Local = Cfg.Oversubscribe;
+  DeadlineMs = Cfg.DeadlineMs;
+  SetupMs = Cfg.SetupDeadlineMs;
+  Seed = Cfg.Seed;
+  ProblemName = Cfg.Problem;
+  const std::vector<int64_t> &Sizes = Cfg.Sizes;
+  int CaseOffset = Cfg.CaseOffset;
   C.arm({{"phase", "setup"}}, SetupMs);
   P = findProblem(ProblemName);
   if (!P)
@@ -497,7 +504,7 @@ int CandidateWorker::run() {
   int Count = 0;
   cudaError_t E = cudaGetDeviceCount(&Count);
   if (E == cudaSuccess && Local)
-    Device = deviceOfRank(Device, Count, Cfg.value("gpus", 0));
+    Device = deviceOfRank(Device, Count, Cfg.Gpus);
   if (E != cudaSuccess || Device >= Count)
     fatal(Verdict::InternalError,
           fmt::format("rank {} needs CUDA device {}, {} visible ({})", Rank,
@@ -524,10 +531,11 @@ int CandidateWorker::run() {
   }
 
   // Load the candidate.
-  std::string LibPath = Cfg.value("library", std::string());
+  const std::string &LibPath = Cfg.Library;
   Lib = ::dlopen(LibPath.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!Lib)
-    fatal(Verdict::SetupError, fmt::format("dlopen: {}", ::dlerror()));
+    fatal(Verdict::SetupError, fmt::format("dlopen: {}", ::dlerror()), -1, -1,
+          FailureKind::Load);
   Setup = reinterpret_cast<pkb_setup_fn>(::dlsym(Lib, PKB_SETUP_SYMBOL));
   Run = reinterpret_cast<pkb_run_fn>(::dlsym(Lib, PKB_RUN_SYMBOL));
   Query = reinterpret_cast<pkb_query_fn>(::dlsym(Lib, PKB_QUERY_SYMBOL));
@@ -536,7 +544,8 @@ int CandidateWorker::run() {
   if (!Setup || !Run)
     fatal(Verdict::SetupError,
           fmt::format("candidate must export {} and {} (extern \"C\")",
-                      PKB_SETUP_SYMBOL, PKB_RUN_SYMBOL));
+                      PKB_SETUP_SYMBOL, PKB_RUN_SYMBOL),
+          -1, -1, FailureKind::Load);
 
   int64_t MaxSize =
       Sizes.empty() ? 0 : *std::max_element(Sizes.begin(), Sizes.end());
@@ -625,13 +634,12 @@ int runCandidateWorker(HubClient &C) {
 namespace pkb::rt {
 
 int runHeapCheckWorker(HubClient &C) {
-  const auto &Cfg = C.config();
+  const WorkerConfig Cfg = workerConfigFromJson(C.config());
   int Rank = C.rank(), World = C.worldSize();
-  size_t Bytes = Cfg.value("bytes", size_t(1) << 20) / 4 * 4;
+  size_t Bytes = Cfg.Extra.value("bytes", size_t(1) << 20) / 4 * 4;
   int Device = Rank, Count = 0;
-  if (Cfg.value("oversubscribe", false) &&
-      cudaGetDeviceCount(&Count) == cudaSuccess)
-    Device = deviceOfRank(Rank, Count, Cfg.value("gpus", 0));
+  if (Cfg.Oversubscribe && cudaGetDeviceCount(&Count) == cudaSuccess)
+    Device = deviceOfRank(Rank, Count, Cfg.Gpus);
   auto Report = [&](const char *Verdict, const std::string &Detail,
                     const std::string &Backend) {
     C.result({{"rank", Rank},

@@ -51,8 +51,14 @@ TEST(Eval, ClassifiesRuntimeVerdicts) {
   EXPECT_EQ(classifyDynamic({{"verdict", "compile-error"}}),
             EvalClass::CompileError);
   EXPECT_EQ(classifyDynamic({{"verdict", "setup-error"},
+                             {"failure_kind", "load"},
                              {"detail", "undefined symbol pkb_candidate_run"}}),
             EvalClass::ApiError);
+  // The class comes from the typed failure kind, never from the detail.
+  EXPECT_EQ(classifyDynamic({{"verdict", "setup-error"},
+                             {"failure_kind", "setup"},
+                             {"detail", "dlopen symbol undefined"}}),
+            EvalClass::ShapeError);
   EXPECT_EQ(classifyDynamic(
                 {{"verdict", "setup-error"}, {"detail", "query returned 3"}}),
             EvalClass::ShapeError);

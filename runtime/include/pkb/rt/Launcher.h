@@ -23,7 +23,12 @@ namespace pkb::rt {
 /// One group of workers.
 struct GroupSpec {
   int WorldSize = 1;
-  std::string Exe;          ///< binary to run; empty: /proc/self/exe
+  std::string Exe; ///< binary to run; empty: /proc/self/exe
+  /// Worker command (argv prefix) of a plugged worker kind, e.g. {"python3",
+  /// "pkb_worker.py"}; empty: {Exe, "worker"}. The launcher appends
+  /// "--socket S --rank R --world N"; the worker speaks the hub protocol
+  /// (Wire.h) and reads Config (WorkerConfig.h).
+  std::vector<std::string> Command;
   nlohmann::json Config;    ///< worker configuration (see Worker.h)
   std::string Sanitizer;    ///< "", "memcheck", "racecheck", "synccheck"
   std::string SanitizerExe; ///< compute-sanitizer path; empty: search

@@ -1,9 +1,19 @@
-//===- pkb/rt/Session.h - The `pkbcheck run` orchestration ------*- C++ -*-===//
+//===- pkb/rt/Session.h - The orchestrator of candidate runs ----*- C++ -*-===//
 //
-// Compiles each candidate, skips cases already in the results file, starts
-// worker groups (relaunching after a fatal case so that the remaining sizes
-// run on clean GPUs), merges per-rank results into one record per case,
-// appends records to the JSONL file as they complete and prints a table.
+// The one orchestrator of `pkbcheck run`, of the external-launcher path
+// (mpirun/srun/torchrun) and of eval's GPU stage:
+//   planRun      RunOptions -> RunPlan: placement, mode, sizes, deadlines and
+//                the base WorkerConfig (one set of defaults, WorkerConfig.h)
+//   CaseMerger   per-rank results -> one typed CaseResult per case (with its
+//                JSONL record)
+//   runCandidates  compiles each candidate, skips cases already in the
+//                results file, starts worker groups (relaunching after a
+//                fatal case so that the remaining sizes run on clean GPUs),
+//                appends records as cases complete and prints a table.
+// A new kind of worker plugs in through RunOptions::WorkerCommand (the
+// launcher starts it per rank; it reads the WorkerConfig from the hub and
+// reports per-case results: "case", "size", "verdict", "detail", optional
+// "failure_kind", "failures" [{"call", ...}], "timing").
 //
 //===----------------------------------------------------------------------===//
 #ifndef PKB_RT_SESSION_H
@@ -11,6 +21,7 @@
 
 #include "pkb/rt/Roofline.h"
 #include "pkb/rt/Verdict.h"
+#include "pkb/rt/WorkerConfig.h"
 
 #include <nlohmann/json.hpp>
 
@@ -44,15 +55,47 @@ struct CaseInfo {
   std::optional<MachineRates> Rates;
 };
 
-/// Merges the per-rank results of one case into its record. Forced, when
-/// set, is a verdict the launcher observed (deadlock, crash) and is merged
-/// with the ranks' verdicts; ranks without a result count as
-/// internal-error unless a verdict is forced. Timing is the slowest rank's
-/// median (with that rank's p10/p90); speedup = reference / candidate.
+/// The typed result of one case: what consumers (eval, tables) read.
+/// Record is the same case as written to the JSONL results file.
+struct CaseResult {
+  int64_t Size = 0;
+  Verdict V = Verdict::InternalError;
+  FailureKind Kind = FailureKind::Harness;
+  std::string Detail; ///< for people only; never parsed
+  std::string Mode;   ///< the result-key mode (CaseInfo::Mode)
+  /// Output verdicts: 0 if a synchronized trial failed, k >= 1 if only the
+  /// k-th back-to-back call (1-based) and later failed.
+  std::optional<int> FirstFailingCall;
+  /// Reference / candidate median (slowest rank each); timed passes only.
+  std::optional<double> Speedup;
+  /// Achieved fraction of the roofline floor (needs machine rates).
+  std::optional<double> RooflineFraction;
+  nlohmann::json Record; ///< the JSONL record
+};
+
+/// Merges the per-rank results of one case. Forced, when set, is a verdict
+/// the launcher observed (deadlock, crash) and is merged with the ranks'
+/// verdicts; ranks without a result count as internal-error unless a
+/// verdict is forced. Timing is the slowest rank's median (with that rank's
+/// p10/p90); speedup = reference / candidate. The first failing call comes
+/// from the ranks' typed "failures"[].call, the failure kind from the
+/// verdict and the failing rank's "failure_kind".
+CaseResult mergeCaseResult(const CaseInfo &Info,
+                           const std::map<int, nlohmann::json> &RankResults,
+                           std::optional<Verdict> Forced = std::nullopt,
+                           const std::string &ForcedDetail = "");
+
+/// mergeCaseResult(...).Record.
 nlohmann::json mergeCase(const CaseInfo &Info,
                          const std::map<int, nlohmann::json> &RankResults,
                          std::optional<Verdict> Forced = std::nullopt,
                          const std::string &ForcedDetail = "");
+
+/// Marks a merged case as failed by compute-sanitizer (Errors errors,
+/// Report excerpt): adds "sanitizer" to the record and raises the verdict
+/// to sanitizer-error when that is worse.
+void foldSanitizer(CaseResult &C, const std::string &Tool, int Errors,
+                   const std::string &Report);
 
 /// Options of `pkbcheck run`.
 struct RunOptions {
@@ -78,6 +121,9 @@ struct RunOptions {
   std::filesystem::path AbiInclude; ///< empty: the source tree's
   std::filesystem::path RatesFile;  ///< machine rates JSON (bench peers)
   std::string Exe;                  ///< worker binary; empty: this one
+  /// A plugged worker kind (argv prefix, see GroupSpec::Command); empty:
+  /// this binary's C++ worker.
+  std::vector<std::string> WorkerCommand;
   /// Tests: run "fake" workers (no CUDA, no compile) with this "fake" object.
   std::optional<nlohmann::json> Fake;
   FILE *Out = stdout; ///< progress and table; nullptr: quiet
@@ -85,6 +131,7 @@ struct RunOptions {
 
 /// What a run did.
 struct RunSummary {
+  std::vector<CaseResult> Cases;       ///< cases run, typed
   std::vector<nlohmann::json> Records; ///< records appended by this run
   int SkippedDone = 0;                 ///< cases found in the results file
   int Groups = 0;                      ///< worker groups started
@@ -121,6 +168,61 @@ int deviceOfRank(int Rank, int DeviceCount, int Gpus = 0);
 
 /// "correctness-only (W ranks on G GPUs)" (singular forms for 1).
 std::string correctnessOnlyDetail(int Ranks, int Gpus);
+
+/// Everything decided before a candidate runs.
+struct RunPlan {
+  const Problem *Spec = nullptr; ///< null with fake workers
+  std::string ProblemName;       ///< canonical name
+  int ProblemId = 0;
+  Placement Place;
+  std::string Mode; ///< the result-key mode ("eager", "graph", ...)
+  std::vector<int64_t> Sizes;
+  double DeadlineSec = kDefaultDeadlineSec; ///< per call, before scaling
+  std::string Sanitize;                     ///< compute-sanitizer tool or ""
+  std::optional<MachineRates> Rates;
+  /// Base configuration of every worker group (Library and Sizes are set
+  /// per candidate and group).
+  WorkerConfig Worker;
+
+  /// The case of Kernel (content hash Hash) at Size.
+  CaseInfo caseInfo(const std::string &Kernel, const std::string &Hash,
+                    int64_t Size) const;
+};
+
+/// Plans a run of O. ExternalWorld > 0: the ranks were started by an
+/// external launcher (mpirun/srun/torchrun) with that world size, which
+/// places them itself (no check against the GPUs visible here; no
+/// sanitizer). Throws std::runtime_error on usage errors (unknown problem,
+/// too many ranks, --graph with --oversubscribe, invalid size, no kernel).
+RunPlan planRun(const RunOptions &O, int ExternalWorld = 0);
+
+/// Collects the per-rank results of one candidate's groups and merges each
+/// case once every rank has reported it.
+class CaseMerger {
+public:
+  CaseMerger(const RunPlan &Plan, std::string Kernel, std::string Hash)
+      : Plan(Plan), Kernel(std::move(Kernel)), Hash(std::move(Hash)) {}
+  /// Adds rank Rank's result R (with "size"); returns the merged case when
+  /// it completes the case.
+  std::optional<CaseResult> add(int Rank, const nlohmann::json &R);
+  /// Merges Size with what its ranks sent so far and a forced verdict.
+  CaseResult force(int64_t Size, Verdict V, const std::string &Detail);
+  /// What the ranks sent so far for the cases not yet merged.
+  const std::map<int64_t, std::map<int, nlohmann::json>> &partial() const {
+    return Partial;
+  }
+  /// Forgets the partial results of Size.
+  void drop(int64_t Size) { Partial.erase(Size); }
+  /// The CaseInfo of Size.
+  CaseInfo info(int64_t Size) const {
+    return Plan.caseInfo(Kernel, Hash, Size);
+  }
+
+private:
+  const RunPlan &Plan;
+  std::string Kernel, Hash;
+  std::map<int64_t, std::map<int, nlohmann::json>> Partial;
+};
 
 /// Runs every candidate on every size. Throws std::runtime_error on usage
 /// errors (unknown problem, unreadable results file).

@@ -8,6 +8,7 @@
 #define PKB_RT_VERDICT_H
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace pkb::rt {
@@ -41,6 +42,36 @@ Verdict worseVerdict(Verdict A, Verdict B);
 /// True for verdicts after which the worker processes cannot continue
 /// (their CUDA context or peers are in an unknown state).
 bool isFatalVerdict(Verdict V);
+
+/// What failed in a case, finer than the verdict and typed so that consumers
+/// (eval's failure classes) never read detail text. Workers send it as
+/// "failure_kind" in fatal setup results (Load or Setup); the case merger
+/// derives it for every case (see caseFailureKind).
+enum class FailureKind {
+  None,      ///< the case passed
+  Compile,   ///< nvcc rejected the candidate
+  Load,      ///< dlopen failed or an ABI symbol is missing (an API error)
+  Setup,     ///< query/setup rejected the problem or failed (a shape error)
+  Output,    ///< wrong or unwritten output in a synchronized trial
+  CrossCall, ///< output wrong only from a back-to-back call k >= 1 on
+  Crash,     ///< CUDA error, crashed or exited worker
+  Deadlock,  ///< a call ran past its deadline
+  Sanitizer, ///< compute-sanitizer reported errors
+  Harness    ///< the harness failed or the case was skipped
+};
+
+/// Stable lower-case name used on the wire and in records, e.g. "load".
+std::string_view failureKindName(FailureKind K);
+
+/// Inverse of failureKindName; nullopt for unknown names.
+std::optional<FailureKind> parseFailureKind(std::string_view Name);
+
+/// The failure kind of a case with verdict V. Reported is what the failing
+/// rank said (only Load/Setup refine a setup-error); FirstFailingCall > 0
+/// makes an output verdict a CrossCall.
+FailureKind caseFailureKind(Verdict V,
+                            std::optional<FailureKind> Reported = std::nullopt,
+                            int FirstFailingCall = 0);
 
 } // namespace pkb::rt
 

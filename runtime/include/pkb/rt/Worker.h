@@ -5,16 +5,19 @@
 // It connects to the hub, receives the configuration and runs one of the
 // modes below, reporting per-case results to the hub.
 //
-// Configuration (JSON, from the hub):
+// Configuration: a WorkerConfig (WorkerConfig.h: keys, types, defaults),
+// sent by the hub as JSON with "rank" and "world_size" added:
 //   mode          "run" | "bench-nccl" | "heap-check" | "fake"
-//   rank, world_size
-//   run:   problem, library (.so path), sizes [..], trials (>=3),
-//          back_to_back (>=4), warmup, iters (>=100), deadline_ms,
-//          setup_deadline_ms, seed, graph (bool), timing (bool),
-//          l2_multiple (3), case_offset (index of sizes[0] in the run)
+//   run:   problem, library, sizes, trials, back_to_back, warmup, iters,
+//          deadline_ms, setup_deadline_ms, seed, graph, timing,
+//          oversubscribe, gpus, l2_multiple, case_offset
 //   bench-nccl: min_bytes, max_bytes, warmup, iters, collectives [..]
+//   heap-check: bytes (WorkerConfig::Extra)
 //   fake:  sizes, deadline_ms, fake {action, rank, size} - CPU-only test
 //          double; action is ok | sleep | crash | exit | fatal | wrong
+// Per-case results: case, size, rank, verdict, detail, optional
+// failure_kind (FailureKind name; "load" for dlopen/ABI-symbol failures),
+// failures [{what, call (0: trial, k: back-to-back call k), ...}], timing.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PKB_RT_WORKER_H
