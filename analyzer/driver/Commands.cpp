@@ -12,6 +12,7 @@
 
 #include "pkb/Ingest.h"
 #include "pkb/ModelJson.h"
+#include "pkb/ProblemCatalogue.h"
 
 #ifdef PKB_HAVE_ANALYZER
 #include "pkb/Checker.h"
@@ -490,15 +491,9 @@ int runEvalCommand(CheckArgs &A, EvalOptions &E, const std::string &Problem,
   }
   if (!Problem.empty()) {
     ProblemRef P;
-    size_t Digits = Problem.find_first_not_of("0123456789");
-    if (Digits == std::string::npos) {
-      P.Id = std::stoi(Problem);
-      P.Name = knownProblemName(P.Id);
-    } else {
-      P.Name = Problem;
-      for (int Id = 1; Id <= 100; ++Id)
-        if (knownProblemName(Id) == Problem)
-          P.Id = Id;
+    if (const CatalogueEntry *C = findCatalogueEntry(Problem)) {
+      P.Id = C->Id;
+      P.Name = std::string(C->name());
     }
     if (P.Id == 0 || P.Name.empty()) {
       std::cerr << "pkbcheck: error: unknown --problem '" << Problem

@@ -5,6 +5,7 @@
 #include "ProcessPool.h"
 #include "Records.h"
 #include "pkb/Ingest.h"
+#include "pkb/ProblemCatalogue.h"
 
 #include <fmt/format.h>
 
@@ -21,27 +22,8 @@ using nlohmann::json;
 namespace pkb {
 
 std::string knownProblemName(int Id) {
-  static const std::map<int, const char *> Names = {
-      {1, "allreduce"},
-      {2, "allgather"},
-      {3, "broadcast"},
-      {4, "reduce"},
-      {5, "scatter"},
-      {6, "gather"},
-      {7, "reducescatter"},
-      {8, "alltoall"},
-      {12, "allgather_gemm"},
-      {13, "gemm_allreduce"},
-      {16, "gemm_reducescatter"},
-      {18, "tp_rms_norm"},
-      {27, "moe_all2all_primitive"},
-      {33, "ulysses_all_to_all"},
-      {71, "hyena_conv1d_boundary_exchange"},
-      {73, "vocab_parallel_cross_entropy"},
-      {82, "vocab_parallel_log_prob_topk"},
-  };
-  auto It = Names.find(Id);
-  return It == Names.end() ? "" : It->second;
+  const CatalogueEntry *E = findCatalogueEntry(Id);
+  return E ? std::string(E->PortedName) : std::string();
 }
 
 std::optional<ProblemRef> problemFromFileName(const std::string &Path) {

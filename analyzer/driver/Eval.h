@@ -34,7 +34,8 @@ struct ProblemRef {
 /// name spelled in the file. nullopt if the name has no leading "<id>_".
 std::optional<ProblemRef> problemFromFileName(const std::string &Path);
 
-/// Canonical name of a known PKB id (the problems ported to pkbcheck), or "".
+/// pkbcheck's name of a PKB id it has ported (CatalogueEntry::PortedName in
+/// pkb/ProblemCatalogue.h, the one id/name table), or "".
 std::string knownProblemName(int Id);
 
 /// Failure-mode classes, mutually exclusive, in ParallelKernelBench's order

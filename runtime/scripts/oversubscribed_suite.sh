@@ -106,7 +106,7 @@ wait $COMPILE_PID
 grep -E "^(compiled|cached|compile-error)" "$OUT/compile.log" | awk '{print $1}' | sort | uniq -c
 
 step "ctest: CPU suites (background) and GPU suites"
-CPU_SUITES='^(Compare|Stats|Roofline|Problems|Bench|Verdicts|ResultStore|RankEnv|Wire|Launcher|FakeRun|MergeCase|Compiler|CompilerNvcc|Placement|OversubscribedRun|OversubscribeCli|LocalReference)\.'
+CPU_SUITES='^(Compare|Stats|Roofline|Problems|Bench|Verdicts|ResultStore|RankEnv|Wire|Launcher|FakeRun|MergeCase|MergeCaseResult|WorkerConfig|FailureKind|RunPlan|CaseMerger|PluggedWorker|ProblemCatalogue|Compiler|CompilerNvcc|Placement|OversubscribedRun|OversubscribeCli|LocalReference)\.'
 ( cd "$B" && timeout 300 ctest -R "$CPU_SUITES" --output-on-failure --timeout 120 -j4 \
     > "$OUT/ctest-cpu.log" 2>&1 ) &
 CTEST_CPU_PID=$!
@@ -116,13 +116,14 @@ grep -E "Test +#|tests passed|tests failed|Total Test" "$OUT/ctest-gpu.log" | ta
 wait $CTEST_CPU_PID
 grep -E "tests passed|tests failed|\(Failed\)|\*\*\*" "$OUT/ctest-cpu.log" | tail -10
 
-problem_of() { # file name prefix -> problem name
-  case "$(basename "$1" | cut -d_ -f1)" in
-    1) echo allreduce ;; 2) echo allgather ;; 3) echo broadcast ;;
-    4) echo reduce ;; 5) echo scatter ;; 6) echo gather ;;
-    7) echo reducescatter ;; 8) echo alltoall ;; 13) echo gemm_allreduce ;;
-    18) echo tp_rms_norm ;; *) echo unknown ;;
-  esac
+PROBLEMS_JSON=$("$RT" problems --json 2>/dev/null)
+problem_of() { # file name prefix -> name of a problem with a spec (the
+  # binary's catalogue, `problems --json`: one object per line)
+  local id name
+  id=$(basename "$1" | cut -d_ -f1)
+  name=$(grep -F "\"id\":$id," <<<"$PROBLEMS_JSON" | grep -F '"has_spec":true' \
+    | grep -o '"name":"[^"]*"' | cut -d'"' -f4)
+  echo "${name:-unknown}"
 }
 sizes_of() { # two small sizes valid for W up to 8
   case "$1" in

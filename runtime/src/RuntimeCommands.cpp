@@ -1,5 +1,6 @@
 //===- RuntimeCommands.cpp - CLI of the runtime harness -------------------===//
 #include "pkb/RuntimeCommands.h"
+#include "pkb/ProblemCatalogue.h"
 #include "pkb/rt/Bench.h"
 #include "pkb/rt/Compiler.h"
 #include "pkb/rt/Hub.h"
@@ -207,6 +208,28 @@ int compileAll(const std::vector<std::string> &Kernels,
   return Rc;
 }
 
+/// `problems --json`: the whole catalogue (pkb/ProblemCatalogue.h), one
+/// object per line, with the spec's size unit and default sizes when the
+/// problem has a C++ spec.
+void printProblemsJson() {
+  std::string Out = "[\n";
+  bool First = true;
+  for (const CatalogueEntry &E : problemCatalogue()) {
+    nlohmann::json J = {{"id", E.Id},
+                        {"name", std::string(E.name())},
+                        {"pkb_name", std::string(E.PkbName)},
+                        {"has_spec", E.HasSpec}};
+    if (const Problem *P = findProblem(std::to_string(E.Id))) {
+      J["size_unit"] = std::string(P->sizeUnit());
+      J["default_sizes"] = P->defaultSizes();
+      J["summary"] = std::string(P->summary());
+    }
+    Out += (First ? "" : ",\n") + J.dump();
+    First = false;
+  }
+  fmt::print("{}\n]\n", Out);
+}
+
 void printProblems() {
   fmt::print("{:>3} {:<12} {:<22} {:<30} {}\n", "id", "name", "size unit",
              "default sizes", "summary");
@@ -379,8 +402,15 @@ void addRuntimeCommands(CLI::App &App, int &ExitCode) {
 
   // ---- problems -----------------------------------------------------------
   CLI::App *Problems = App.add_subcommand("problems", "List problem specs");
-  Problems->callback([&ExitCode] {
-    printProblems();
+  auto PJsonAll = std::make_shared<bool>(false);
+  Problems->add_flag("--json", *PJsonAll,
+                     "All ParallelKernelBench problems as JSON (id, name, "
+                     "pkb_name, has_spec, spec details)");
+  Problems->callback([PJsonAll, &ExitCode] {
+    if (*PJsonAll)
+      printProblemsJson();
+    else
+      printProblems();
     ExitCode = 0;
   });
 

@@ -2,6 +2,7 @@
 
 #include "Eval.h"
 #include "Report.h"
+#include "pkb/ProblemCatalogue.h"
 
 #include <gtest/gtest.h>
 
@@ -27,6 +28,26 @@ TEST(Eval, ProblemFromFileName) {
   EXPECT_EQ(P->Name, "my_op");
   EXPECT_FALSE(problemFromFileName("allreduce.cu"));
   EXPECT_FALSE(problemFromFileName("12.cu"));
+}
+
+TEST(ProblemCatalogue, AllParallelKernelBenchProblems) {
+  auto All = problemCatalogue();
+  ASSERT_EQ(All.size(), 87u);
+  for (size_t I = 0; I < All.size(); ++I)
+    EXPECT_EQ(All[I].Id, static_cast<int>(I) + 1);
+  const CatalogueEntry *E = findCatalogueEntry("73");
+  ASSERT_NE(E, nullptr);
+  EXPECT_EQ(E->PkbName, "vocab_parallel_cross_entropy_loss");
+  EXPECT_EQ(E->name(), "vocab_parallel_cross_entropy");
+  EXPECT_FALSE(E->HasSpec);
+  EXPECT_EQ(findCatalogueEntry("vocab_parallel_cross_entropy_loss"), E);
+  EXPECT_EQ(findCatalogueEntry("vocab_parallel_cross_entropy"), E);
+  EXPECT_TRUE(findCatalogueEntry(1)->HasSpec);
+  EXPECT_EQ(findCatalogueEntry(50)->name(), "moe_ep_wide");
+  EXPECT_EQ(knownProblemName(50), ""); // not ported: file names keep theirs
+  EXPECT_EQ(findCatalogueEntry(0), nullptr);
+  EXPECT_EQ(findCatalogueEntry(88), nullptr);
+  EXPECT_EQ(findCatalogueEntry("no_such_problem"), nullptr);
 }
 
 TEST(Eval, Shard) {
