@@ -99,15 +99,19 @@ bool isDynamicFailure(EvalClass C) {
 }
 
 EvalClass classifyDynamic(const json &Run) {
-  std::string V = Run.value("verdict", "internal-error");
+  return classifyRun(evalDynamicFromJson(Run));
+}
+
+EvalClass classifyRun(const EvalDynamic &Run) {
+  const std::string &V = Run.Verdict.empty() ? "internal-error" : Run.Verdict;
   if (V == "compile-error")
     return EvalClass::CompileError;
   if (V == "setup-error") {
     // A library that does not load or lacks an ABI symbol (failure kind
     // "load", rt::FailureKind::Load) is an API error; a query/setup that
     // rejects the shapes is a shape error.
-    return Run.value("failure_kind", "") == "load" ? EvalClass::ApiError
-                                                   : EvalClass::ShapeError;
+    return Run.FailureKind == "load" ? EvalClass::ApiError
+                                     : EvalClass::ShapeError;
   }
   if (V == "runtime-error" || V == "sanitizer-error" || V == "internal-error")
     return EvalClass::RuntimeError;
@@ -116,18 +120,16 @@ EvalClass classifyDynamic(const json &Run) {
   if (V == "wrong-output" || V == "unwritten-output") {
     // Failing only after the first call of a back-to-back sequence means a
     // cross-call race (a missing exit barrier, or aliasing).
-    if (Run.contains("first_failing_call") &&
-        Run["first_failing_call"].is_number_integer() &&
-        Run["first_failing_call"].get<int>() > 0)
+    if (Run.FirstFailingCall.value_or(0) > 0)
       return EvalClass::CrossCallRace;
     return V == "wrong-output" ? EvalClass::OutputMismatch
                                : EvalClass::UnwrittenOutput;
   }
   if (V == "pass") {
-    if (!Run.contains("speedup"))
+    if (!Run.Speedup)
       return EvalClass::CorrectUntimed;
-    double S = Run.value("speedup", 0.0);
-    return S > 1.0 ? EvalClass::CorrectFaster : EvalClass::CorrectSlower;
+    return *Run.Speedup > 1.0 ? EvalClass::CorrectFaster
+                              : EvalClass::CorrectSlower;
   }
   return EvalClass::RuntimeError;
 }
@@ -195,15 +197,16 @@ struct Candidate {
 /// Last record per candidate of an existing results file; records that are
 /// not valid pkbcheck-eval/1 records are skipped with a warning on \p Log.
 /// nullopt (after an error on \p Log) if the file cannot be read.
-std::optional<std::map<std::string, json>> loadRecords(const std::string &File,
-                                                       std::ostream &Log) {
+std::optional<std::map<std::string, EvalRecord>>
+loadRecords(const std::string &File, std::ostream &Log) {
   std::vector<json> Records;
   if (!readEvalRecords(File, Records, Log))
     return std::nullopt;
-  std::map<std::string, json> Out;
-  for (json &J : Records) {
-    std::string Candidate = J["candidate"].get<std::string>();
-    Out[Candidate] = std::move(J);
+  std::map<std::string, EvalRecord> Out;
+  for (const json &J : Records) {
+    EvalRecord R = evalRecordFromJson(J);
+    std::string Candidate = R.Candidate;
+    Out[Candidate] = std::move(R);
   }
   return Out;
 }
@@ -241,31 +244,30 @@ std::string gateOf(const json &Static) {
   return Static.value("undecided", 0) > 0 ? "incomplete" : "pass";
 }
 
-void finishRecord(json &Rec) {
-  const json &Dyn = Rec["dynamic"];
+void finishRecord(EvalRecord &Rec) {
   EvalClass C;
-  if (Dyn.value("ran", false)) {
-    C = classifyDynamic(Dyn);
+  if (Rec.Dynamic.Ran) {
+    C = classifyRun(Rec.Dynamic);
   } else {
-    std::string Gate = Rec.value("gate", "pass");
+    const std::string &Gate = Rec.Gate.empty() ? "pass" : Rec.Gate;
     C = Gate == "flagged"         ? EvalClass::StaticFlagged
         : Gate == "pass"          ? EvalClass::StaticClean
         : Gate == "incomplete"    ? EvalClass::StaticIncomplete
         : Gate == "compile-error" ? EvalClass::CompileError
                                   : EvalClass::NotAnalyzed;
   }
-  Rec["class"] = toString(C);
-  json Explained = json::array();
+  Rec.Class = toString(C);
+  Rec.ExplainedBy.clear();
   if (isDynamicFailure(C))
-    for (const json &F : Rec["static"].value("findings", json::array())) {
+    for (const json &F : Rec.Static.value("findings", json::array())) {
       std::string Id = F.value("check", "");
       for (const std::string &P : explainingPrefixes(C))
         if (Id.rfind(P, 0) == 0) {
-          Explained.push_back(Id + "@" + std::to_string(F.value("line", 0)));
+          Rec.ExplainedBy.push_back(Id + "@" +
+                                    std::to_string(F.value("line", 0)));
           break;
         }
     }
-  Rec["explained_by"] = Explained;
 }
 
 class ClassCounter {
@@ -287,7 +289,7 @@ private:
 int runEval(const EvalOptions &Opts, const DynamicRunner &Runner,
             const std::string &NoGpuReason, std::ostream &Log) {
   // 1. Records already in the results file (resume).
-  std::map<std::string, json> Done;
+  std::map<std::string, EvalRecord> Done;
   if (fs::exists(Opts.Results)) {
     auto Loaded = loadRecords(Opts.Results, Log);
     if (!Loaded)
@@ -312,7 +314,7 @@ int runEval(const EvalOptions &Opts, const DynamicRunner &Runner,
   }
   if (Opts.Paths.empty())
     for (const auto &[Path, Rec] : Done)
-      All.push_back(Candidate{Path, Rec.value("set", "default")});
+      All.push_back(Candidate{Path, Rec.Set});
   for (const Diagnostic &D : Diags)
     Log << fmt::format("{}:{}: {}: {}\n", D.Loc.File, D.Loc.Line,
                        toString(D.Sev), D.Message);
@@ -330,17 +332,17 @@ int runEval(const EvalOptions &Opts, const DynamicRunner &Runner,
   }
   // Appends one record durably. After the first failure (disk full, I/O
   // error) nothing more is written: the caller stops and exits 2.
-  auto Append = [&](const json &Rec) {
+  auto Append = [&](const EvalRecord &Rec) {
     if (!WriteError.empty())
       return false;
-    if (!Out.append(Rec, WriteError)) {
+    if (!Out.append(toJson(Rec), WriteError)) {
       if (WriteError.empty())
         WriteError = "write failed";
       Log << "pkbcheck: error: cannot write '" << Opts.Results
           << "': " << WriteError << "\n";
       return false;
     }
-    Done[Rec["candidate"].get<std::string>()] = Rec;
+    Done[Rec.Candidate] = Rec;
     return true;
   };
 
@@ -380,21 +382,18 @@ int runEval(const EvalOptions &Opts, const DynamicRunner &Runner,
       [&](const std::string &P) { return analyzeFile(P, Opts.Analyze); },
       [&](size_t I, FileReport R) {
         const std::string &Path = ToAnalyze[I];
-        json Rec{{"schema", "pkbcheck-eval/1"},
-                 {"candidate", Path},
-                 {"set", SetOf[Path]}};
-        std::optional<ProblemRef> P =
-            Opts.Problem ? Opts.Problem : problemFromFileName(Path);
-        Rec["problem"] =
-            P ? json{{"id", P->Id}, {"name", P->Name}} : json(nullptr);
-        Rec["static"] = staticPart(R);
-        Rec["gate"] = gateOf(Rec["static"]);
-        Rec["dynamic"] = {{"ran", false}, {"reason", "pending"}};
-        Rec["stage"] = "static";
+        EvalRecord Rec;
+        Rec.Candidate = Path;
+        Rec.Set = SetOf[Path];
+        Rec.Problem = Opts.Problem ? Opts.Problem : problemFromFileName(Path);
+        Rec.Static = staticPart(R);
+        Rec.Gate = gateOf(Rec.Static);
+        Rec.Dynamic.Reason = "pending";
+        Rec.Stage = "static";
         finishRecord(Rec);
         if (!Append(Rec))
           return;
-        Counter.add(Rec["gate"].get<std::string>());
+        Counter.add(Rec.Gate);
         ++Screened;
         if (Tty)
           Log << fmt::format("\rscreened {}/{}: {}", Screened, ToAnalyze.size(),
@@ -418,12 +417,12 @@ int runEval(const EvalOptions &Opts, const DynamicRunner &Runner,
     if (int S = Guard.signal())
       return Interrupted(S, Visited, Mine.size(), "completed");
     ++Visited;
-    json Rec = Done[C.Path];
-    if (Rec.value("stage", "") == "final") {
-      Final.add(Rec.value("class", ""));
+    EvalRecord Rec = Done[C.Path];
+    if (Rec.Stage == "final") {
+      Final.add(Rec.Class);
       continue;
     }
-    std::string Gate = Rec.value("gate", "pass");
+    const std::string Gate = Rec.Gate.empty() ? "pass" : Rec.Gate;
     // Undecided checks are no finding: such candidates go to the GPU like
     // passes. A file that does not compile runs only with --run-all.
     bool Eligible =
@@ -444,16 +443,14 @@ int runEval(const EvalOptions &Opts, const DynamicRunner &Runner,
     } else if (fs::path(C.Path).extension() == ".py") {
       Dyn["reason"] = "ParallelKernelBench Python candidates are screened "
                       "statically only";
-    } else if (Rec["problem"].is_null()) {
+    } else if (!Rec.Problem) {
       Dyn["reason"] = "no problem: name the file <id>_<name>.cu or pass "
                       "--problem";
     } else if (!Runner) {
       Dyn["reason"] = NoGpuReason;
       Complete = false;
     } else {
-      ProblemRef P{Rec["problem"]["id"].get<int>(),
-                   Rec["problem"]["name"].get<std::string>()};
-      Dyn = Runner(C.Path, P);
+      Dyn = Runner(C.Path, *Rec.Problem);
       if (!Dyn.is_object())
         Dyn = json{{"ran", false}, {"reason", "runtime returned no record"}};
       ++Ran;
@@ -462,12 +459,12 @@ int runEval(const EvalOptions &Opts, const DynamicRunner &Runner,
     // Ctrl-C) is not a verdict: keep the static record, rerun it on resume.
     if (int S = Guard.signal())
       return Interrupted(S, Visited - 1, Mine.size(), "completed");
-    Rec["dynamic"] = Dyn;
-    Rec["stage"] = Complete ? "final" : "static";
+    Rec.Dynamic = evalDynamicFromJson(Dyn);
+    Rec.Stage = Complete ? "final" : "static";
     finishRecord(Rec);
     if (!Append(Rec))
       return 2;
-    Final.add(Rec["class"].get<std::string>());
+    Final.add(Rec.Class);
     if (Tty && Ran)
       Log << fmt::format("\rran {} on GPUs: {}", Ran, Final.str())
           << std::flush;

@@ -13,6 +13,7 @@
 #define PKB_DRIVER_EVAL_H
 
 #include "Analyze.h"
+#include "Records.h"
 
 #include <nlohmann/json.hpp>
 
@@ -22,12 +23,6 @@
 #include <vector>
 
 namespace pkb {
-
-/// A problem of ParallelKernelBench, by its PKB id and name.
-struct ProblemRef {
-  int Id = 0;
-  std::string Name;
-};
 
 /// The PKB problem whose id starts a file name ("1_allreduce_cuda.py" is
 /// problem 1). Known ids get their canonical name; unknown ids keep the
@@ -74,6 +69,8 @@ bool isDynamicFailure(EvalClass C);
 /// detail text is never read. The runtime's verdict and failure-kind names
 /// are in runtime/include/pkb/rt/Verdict.h.
 EvalClass classifyDynamic(const nlohmann::json &Run);
+/// classifyDynamic on the typed dynamic part of a record.
+EvalClass classifyRun(const EvalDynamic &Run);
 
 /// Options of `pkbcheck eval`.
 struct EvalOptions {

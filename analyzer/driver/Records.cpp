@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -363,6 +364,131 @@ bool readEvalRecords(const std::string &File, std::vector<json> &Out,
 JsonlAppender::~JsonlAppender() {
   if (Fd >= 0)
     ::close(Fd);
+}
+
+namespace {
+/// J[Key] as T if present with a JSON type T reads; else nullopt.
+template <typename T>
+std::optional<T> get(const json &J, const char *Key, bool (json::*Is)() const) {
+  auto It = J.find(Key);
+  if (It == J.end() || !((*It).*Is)())
+    return std::nullopt;
+  return It->get<T>();
+}
+std::string str(const json &J, const char *Key) {
+  return get<std::string>(J, Key, &json::is_string).value_or("");
+}
+/// The members of J whose keys are not in Known.
+json extra(const json &J, std::initializer_list<const char *> Known) {
+  json Out = json::object();
+  for (const auto &[K, V] : J.items())
+    if (std::find_if(Known.begin(), Known.end(),
+                     [&](const char *N) { return K == N; }) == Known.end())
+      Out[K] = V;
+  return Out;
+}
+void putString(json &J, const char *Key, const std::string &V) {
+  if (!V.empty())
+    J[Key] = V;
+}
+} // namespace
+
+json toJson(const EvalDynamic &D) {
+  json J = D.Extra.is_object() ? D.Extra : json::object();
+  J["ran"] = D.Ran;
+  putString(J, "reason", D.Reason);
+  putString(J, "verdict", D.Verdict);
+  putString(J, "detail", D.Detail);
+  putString(J, "mode", D.Mode);
+  putString(J, "failure_kind", D.FailureKind);
+  if (D.Speedup)
+    J["speedup"] = *D.Speedup;
+  if (D.Seconds)
+    J["seconds"] = *D.Seconds;
+  if (D.RooflineFraction)
+    J["roofline_fraction"] = *D.RooflineFraction;
+  if (D.FirstFailingCall)
+    J["first_failing_call"] = *D.FirstFailingCall;
+  if (D.Cases)
+    J["cases"] = *D.Cases;
+  return J;
+}
+
+EvalDynamic evalDynamicFromJson(const json &J) {
+  EvalDynamic D;
+  if (!J.is_object())
+    return D;
+  D.Ran = get<bool>(J, "ran", &json::is_boolean).value_or(false);
+  D.Reason = str(J, "reason");
+  D.Verdict = str(J, "verdict");
+  D.Detail = str(J, "detail");
+  D.Mode = str(J, "mode");
+  D.FailureKind = str(J, "failure_kind");
+  D.Speedup = get<double>(J, "speedup", &json::is_number);
+  D.Seconds = get<double>(J, "seconds", &json::is_number);
+  D.RooflineFraction = get<double>(J, "roofline_fraction", &json::is_number);
+  D.FirstFailingCall =
+      get<int>(J, "first_failing_call", &json::is_number_integer);
+  if (J.contains("cases"))
+    D.Cases = J["cases"];
+  // Extra keeps what the typed fields cannot say, so that the JSON comes
+  // back as it was: unknown keys, empty strings (toJson omits them), values
+  // of another type (a null number is NaN written by nlohmann::json).
+  D.Extra = extra(J, {"ran", "cases"});
+  for (const char *K : {"reason", "verdict", "detail", "mode", "failure_kind"})
+    if (J.contains(K) && J[K].is_string() && !J[K].get<std::string>().empty())
+      D.Extra.erase(K);
+  for (const char *K : {"speedup", "seconds", "roofline_fraction"})
+    if (J.contains(K) && J[K].is_number())
+      D.Extra.erase(K);
+  if (D.FirstFailingCall)
+    D.Extra.erase("first_failing_call");
+  return D;
+}
+
+json toJson(const EvalRecord &R) {
+  json J = R.Extra.is_object() ? R.Extra : json::object();
+  J["schema"] = SchemaName;
+  J["candidate"] = R.Candidate;
+  J["set"] = R.Set;
+  J["problem"] = R.Problem
+                     ? json{{"id", R.Problem->Id}, {"name", R.Problem->Name}}
+                     : json(nullptr);
+  J["static"] = R.Static;
+  J["gate"] = R.Gate;
+  J["dynamic"] = toJson(R.Dynamic);
+  J["stage"] = R.Stage;
+  J["class"] = R.Class;
+  J["explained_by"] = R.ExplainedBy;
+  return J;
+}
+
+EvalRecord evalRecordFromJson(const json &J) {
+  EvalRecord R;
+  if (!J.is_object())
+    return R;
+  R.Candidate = str(J, "candidate");
+  R.Set = get<std::string>(J, "set", &json::is_string).value_or("default");
+  if (J.contains("problem") && J["problem"].is_object()) {
+    const json &P = J["problem"];
+    R.Problem =
+        ProblemRef{get<int>(P, "id", &json::is_number_integer).value_or(0),
+                   str(P, "name")};
+  }
+  if (J.contains("static") && J["static"].is_object())
+    R.Static = J["static"];
+  R.Gate = str(J, "gate");
+  R.Stage = str(J, "stage");
+  R.Class = str(J, "class");
+  if (J.contains("explained_by") && J["explained_by"].is_array())
+    for (const json &E : J["explained_by"])
+      if (E.is_string())
+        R.ExplainedBy.push_back(E.get<std::string>());
+  if (J.contains("dynamic"))
+    R.Dynamic = evalDynamicFromJson(J["dynamic"]);
+  R.Extra = extra(J, {"schema", "candidate", "set", "problem", "static", "gate",
+                      "dynamic", "stage", "class", "explained_by"});
+  return R;
 }
 
 bool JsonlAppender::writeAll(std::string_view Bytes, std::string &Error) {

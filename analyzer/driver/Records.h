@@ -69,6 +69,56 @@ std::optional<nlohmann::json> parseEvalRecord(std::string_view Line,
 bool readEvalRecords(const std::string &File, std::vector<nlohmann::json> &Out,
                      std::ostream &Log);
 
+/// A problem of ParallelKernelBench, by its PKB id and name.
+struct ProblemRef {
+  int Id = 0;
+  std::string Name;
+};
+
+/// The dynamic (GPU) part of an eval record, typed (docs/eval.md).
+struct EvalDynamic {
+  bool Ran = false;
+  std::string Reason;      ///< why it did not run (Ran false)
+  std::string Verdict;     ///< runtime verdict name ("pass", "deadlock", ..)
+  std::string Detail;      ///< for people; never parsed
+  std::string Mode;        ///< "eager", "correctness-only", ...
+  std::string FailureKind; ///< rt::FailureKind name ("load", "setup", ...)
+  std::optional<double> Speedup, Seconds, RooflineFraction;
+  std::optional<int> FirstFailingCall;
+  std::optional<nlohmann::json> Cases;             ///< per-size cases (array)
+  nlohmann::json Extra = nlohmann::json::object(); ///< fields not above
+};
+
+/// One record of schema "pkbcheck-eval/1", typed. The JSON keys are spelled
+/// only in toJson / evalRecordFromJson (Records.cpp) and the schema table.
+struct EvalRecord {
+  std::string Candidate;
+  std::string Set = "default";
+  std::optional<ProblemRef> Problem; ///< null in JSON when unknown
+  /// The static part: the file report of the analysis (docs/model-schema.md)
+  /// with "errors" and "warnings" counts.
+  nlohmann::json Static = nlohmann::json::object();
+  std::string Gate;  ///< "pass", "flagged", ... (docs/eval.md)
+  std::string Stage; ///< "static" (GPU stage pending) or "final"
+  std::string Class; ///< EvalClass name
+  std::vector<std::string> ExplainedBy; ///< "ID@line" of explaining findings
+  EvalDynamic Dynamic;
+  nlohmann::json Extra = nlohmann::json::object(); ///< fields not above
+};
+
+/// The JSON of a dynamic part; optional fields are written only when set.
+nlohmann::json toJson(const EvalDynamic &D);
+/// Reads a dynamic part; fields of another type are left at their defaults
+/// and unknown fields are kept in Extra. Never throws.
+EvalDynamic evalDynamicFromJson(const nlohmann::json &J);
+/// The JSON of a record (with "schema": "pkbcheck-eval/1").
+nlohmann::json toJson(const EvalRecord &R);
+/// Reads a record (validate it first: validateEvalRecord); fields of another
+/// type are left at their defaults, unknown fields kept in Extra, so
+/// toJson(evalRecordFromJson(J)) == J for a record this version wrote.
+/// Never throws.
+EvalRecord evalRecordFromJson(const nlohmann::json &J);
+
 /// Appends records to a JSONL file, one line each, durably: each line is
 /// written with one write(2), checked and fsync'ed. If the file already
 /// exists, is non-empty and does not end with a newline (a run was killed

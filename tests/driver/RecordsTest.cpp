@@ -70,6 +70,63 @@ fs::path tempDir(const std::string &Name) {
   return D;
 }
 
+} // namespace
+
+TEST(EvalRecord, JsonRoundTrip) {
+  // A record as eval writes it comes back field for field.
+  json J = goodRecord();
+  EvalRecord R = evalRecordFromJson(J);
+  EXPECT_EQ(R.Candidate, "outs/m/1_allreduce_cuda.cu");
+  EXPECT_EQ(R.Set, "m");
+  ASSERT_TRUE(R.Problem);
+  EXPECT_EQ(R.Problem->Id, 1);
+  EXPECT_EQ(R.Problem->Name, "allreduce");
+  EXPECT_EQ(R.Gate, "flagged");
+  EXPECT_EQ(R.Stage, "final");
+  EXPECT_EQ(R.Class, "cross-call-race");
+  EXPECT_EQ(R.ExplainedBy, std::vector<std::string>{"BAR-004@12"});
+  EXPECT_TRUE(R.Dynamic.Ran);
+  EXPECT_EQ(R.Dynamic.Verdict, "wrong-output");
+  EXPECT_FALSE(R.Dynamic.Speedup); // null: NaN
+  EXPECT_EQ(R.Dynamic.Seconds, 3.5);
+  EXPECT_EQ(R.Dynamic.FirstFailingCall, 1);
+  EXPECT_EQ(R.Static["errors"], 1);
+  EXPECT_EQ(toJson(R), J);
+
+  // Unknown fields, empty strings and a pending dynamic part survive too.
+  J["extra_field"] = {{"a", 1}};
+  J["problem"] = nullptr;
+  J["dynamic"] = {
+      {"ran", false}, {"reason", "pending"}, {"detail", ""}, {"future", true}};
+  R = evalRecordFromJson(J);
+  EXPECT_FALSE(R.Problem);
+  EXPECT_FALSE(R.Dynamic.Ran);
+  EXPECT_EQ(R.Dynamic.Reason, "pending");
+  EXPECT_EQ(toJson(R), J);
+
+  // Built from fields: the JSON validates and reads back the same.
+  EvalRecord B;
+  B.Candidate = "x/2_allgather.cu";
+  B.Problem = ProblemRef{2, "allgather"};
+  B.Gate = "pass";
+  B.Stage = "final";
+  B.Class = "correct-faster";
+  B.Dynamic.Ran = true;
+  B.Dynamic.Verdict = "pass";
+  B.Dynamic.FailureKind = "none";
+  B.Dynamic.Speedup = 1.25;
+  B.Dynamic.Cases = json::array({{{"size", 1024}, {"verdict", "pass"}}});
+  json BJ = toJson(B);
+  std::string Why;
+  EXPECT_TRUE(validateEvalRecord(BJ, Why)) << Why;
+  EXPECT_EQ(BJ["schema"], "pkbcheck-eval/1");
+  EXPECT_EQ(BJ["dynamic"]["speedup"], 1.25);
+  EXPECT_EQ(toJson(evalRecordFromJson(BJ)), BJ);
+  EXPECT_EQ(classifyRun(B.Dynamic), EvalClass::CorrectFaster);
+}
+
+namespace {
+
 std::string why(const json &Record) {
   std::string Why;
   EXPECT_FALSE(parseEvalRecord(Record.dump(), Why)) << Record.dump();
