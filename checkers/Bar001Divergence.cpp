@@ -19,7 +19,7 @@ public:
   PKB_CHECK_INFO("BAR-001", "barrier-divergence",
                  "A block or grid barrier is reached by some threads and "
                  "skipped by others (branch, loop trip count, early return).",
-                 "bar-001")
+                 "bar-001", ExplainsDeadlock | ExplainsUnwrittenOutput)
 
   void checkKernel(Analysis &A, std::vector<Finding> &Out,
                    std::vector<Diagnostic> &Diags) const override {

@@ -19,7 +19,7 @@ public:
   PKB_CHECK_INFO("BAR-002", "cross-rank-deadlock",
                  "A cross-rank wait has no matching signal for some world "
                  "size (rank-divergent barrier): deadlock.",
-                 "bar-002")
+                 "bar-002", ExplainsDeadlock)
 
   /// "No instance of signal S (agent Sa) ends wait Wt of agent 1": the
   /// sender's thread, loop and other coordinates are enumerated (at most

@@ -18,7 +18,7 @@ public:
   PKB_CHECK_INFO("BAR-003", "partial-signal-without-barrier",
                  "A single-thread (single-block) signal is not preceded, or "
                  "wait not followed, by __syncthreads() (grid sync).",
-                 "bar-003")
+                 "bar-003", ExplainsOutputMismatch)
 
   /// Finds an access by another thread (block) of the same rank on the
   /// wrong side of sync event S with no barrier of the right kind between.

@@ -20,7 +20,7 @@ public:
   PKB_CHECK_INFO("BAR-004", "missing-exit-barrier",
                  "A buffer that peers read is overwritten by the next call "
                  "with nothing ordering the peers' reads first.",
-                 "bar-004")
+                 "bar-004", ExplainsCrossCallRace | ExplainsOutputMismatch)
 
   void check(const ModuleModel &M, const CheckOptions &Opts,
              std::vector<Finding> &Out,

@@ -22,7 +22,7 @@ public:
   PKB_CHECK_INFO("BAR-005", "grid-barrier-co-residency",
                  "A grid-wide (spin) barrier needs all blocks co-resident "
                  "but the launch is neither cooperative nor bounded.",
-                 "bar-005")
+                 "bar-005", ExplainsDeadlock)
 
   /// 1: every launch is cooperative or has a constant grid that fits;
   /// 0: some launch is not; -1: no launch site known.

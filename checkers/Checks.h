@@ -34,10 +34,12 @@ std::unique_ptr<Checker> makeSig001();
 std::unique_ptr<Checker> makeSig002();
 std::unique_ptr<Checker> makeTopo001();
 
-/// Defines info() for a checker class from four string literals.
-#define PKB_CHECK_INFO(ID, NAME, SUMMARY, ANCHOR)                              \
+/// Defines info() for a checker class from four string literals and the
+/// ExplainedFailure bits of the GPU failures its findings can explain.
+#define PKB_CHECK_INFO(ID, NAME, SUMMARY, ANCHOR, EXPLAINS)                    \
   const CheckInfo &info() const override {                                     \
-    static const CheckInfo I{ID, NAME, SUMMARY, "docs/checkers.md#" ANCHOR};   \
+    static const CheckInfo I{ID, NAME, SUMMARY, "docs/checkers.md#" ANCHOR,    \
+                             EXPLAINS};                                        \
     return I;                                                                  \
   }
 

@@ -17,7 +17,7 @@ public:
                  "A kernel that reads peers' symmetric buffers is launched "
                  "with no cross-rank barrier after those buffers were "
                  "written.",
-                 "host-001")
+                 "host-001", ExplainsCrossCallRace | ExplainsOutputMismatch)
 
   void check(const ModuleModel &M, const CheckOptions &Opts,
              std::vector<Finding> &Out,

@@ -15,7 +15,7 @@ public:
   PKB_CHECK_INFO("ORD-001", "missing-release-before-signal",
                  "Peer-visible writes are followed by a signal that is not a "
                  "system-scope release and no fence orders them first.",
-                 "ord-001")
+                 "ord-001", ExplainsOutputMismatch)
 
   void checkKernel(Analysis &A, std::vector<Finding> &Out,
                    std::vector<Diagnostic> &Diags) const override {

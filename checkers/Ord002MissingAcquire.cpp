@@ -16,7 +16,7 @@ public:
   PKB_CHECK_INFO("ORD-002", "missing-acquire-after-wait",
                  "Peer-written data is read after a wait whose load is not a "
                  "system-scope acquire and no fence follows it.",
-                 "ord-002")
+                 "ord-002", ExplainsOutputMismatch)
 
   void checkKernel(Analysis &A, std::vector<Finding> &Out,
                    std::vector<Diagnostic> &Diags) const override {

@@ -33,7 +33,7 @@ public:
   PKB_CHECK_INFO("ORD-003", "scope-too-narrow",
                  "A CTA- or GPU-scope fence or atomic is used to synchronize "
                  "with another GPU.",
-                 "ord-003")
+                 "ord-003", ExplainsOutputMismatch)
 
   void report(Analysis &A, size_t I, const std::string &What,
               std::vector<Finding> &Out) const {

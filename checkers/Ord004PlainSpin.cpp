@@ -16,7 +16,7 @@ public:
   PKB_CHECK_INFO("ORD-004", "spin-on-plain-load",
                  "A spin-wait polls a plain load that the compiler may hoist "
                  "out of the loop.",
-                 "ord-004")
+                 "ord-004", ExplainsDeadlock | ExplainsOutputMismatch)
 
   void checkKernel(Analysis &A, std::vector<Finding> &Out,
                    std::vector<Diagnostic> &) const override {

@@ -17,7 +17,7 @@ public:
                  "A signal word is accessed with different sizes or partially "
                  "overlapping addresses, so the accesses are not morally "
                  "strong.",
-                 "ord-005")
+                 "ord-005", ExplainsOutputMismatch)
 
   void checkKernel(Analysis &A, std::vector<Finding> &Out,
                    std::vector<Diagnostic> &Diags) const override {

@@ -14,7 +14,9 @@ class Part001 : public KernelChecker {
 public:
   PKB_CHECK_INFO("PART-001", "peer-index-out-of-range",
                  "A peer index is not provably within [0, world_size).",
-                 "part-001")
+                 "part-001",
+                 ExplainsDeadlock | ExplainsOutputMismatch |
+                     ExplainsUnwrittenOutput | ExplainsRuntimeError)
 
   void checkKernel(Analysis &A, std::vector<Finding> &Out,
                    std::vector<Diagnostic> &Diags) const override {

@@ -15,7 +15,7 @@ public:
   PKB_CHECK_INFO("PART-002", "overlapping-partitions",
                  "Distinct agents write the same element of symmetric memory "
                  "in one phase.",
-                 "part-002")
+                 "part-002", ExplainsOutputMismatch)
 
   void checkKernel(Analysis &A, std::vector<Finding> &Out,
                    std::vector<Diagnostic> &Diags) const override {

@@ -28,7 +28,7 @@ public:
   PKB_CHECK_INFO("PART-003", "coverage-gap",
                  "Some output elements are written by no rank (e.g. the "
                  "N % W remainder).",
-                 "part-003")
+                 "part-003", ExplainsOutputMismatch | ExplainsUnwrittenOutput)
 
   /// The grid/block-stride loop of \p E, if any.
   std::optional<unsigned> coverLoop(Analysis &A, const Event &E) const {

@@ -16,7 +16,7 @@ public:
   PKB_CHECK_INFO("RACE-001", "shared-memory-race",
                  "Two threads of one block access the same shared-memory "
                  "location between barriers and at least one writes.",
-                 "race-001")
+                 "race-001", ExplainsOutputMismatch)
 
   void checkKernel(Analysis &A, std::vector<Finding> &Out,
                    std::vector<Diagnostic> &Diags) const override {

@@ -16,7 +16,7 @@ public:
   PKB_CHECK_INFO("RACE-002", "cross-gpu-race",
                  "A rank writes symmetric memory that another rank reads in "
                  "the same phase.",
-                 "race-002")
+                 "race-002", ExplainsOutputMismatch)
 
   void checkKernel(Analysis &A, std::vector<Finding> &Out,
                    std::vector<Diagnostic> &Diags) const override {

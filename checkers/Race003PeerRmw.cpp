@@ -16,7 +16,7 @@ public:
   PKB_CHECK_INFO("RACE-003", "non-atomic-peer-rmw",
                  "Several agents apply a plain read-modify-write to the same "
                  "peer-memory element in one phase.",
-                 "race-003")
+                 "race-003", ExplainsOutputMismatch)
 
   void checkKernel(Analysis &A, std::vector<Finding> &Out,
                    std::vector<Diagnostic> &Diags) const override {

@@ -24,7 +24,9 @@ public:
   PKB_CHECK_INFO("SIG-001", "signal-slot-layout",
                  "Distinct senders share one signal slot, or a slot is "
                  "misaligned or outside the signal pad.",
-                 "sig-001")
+                 "sig-001",
+                 ExplainsDeadlock | ExplainsOutputMismatch |
+                     ExplainsRuntimeError)
 
   bool storeLike(const Event &E) const {
     return E.Kind == EventKind::Store ||

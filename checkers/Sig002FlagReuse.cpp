@@ -31,7 +31,9 @@ public:
   PKB_CHECK_INFO("SIG-002", "flag-reuse",
                  "A flag is waited on for a fixed value with no reset or "
                  "epoch, or its reset races the peer's next signal.",
-                 "sig-002")
+                 "sig-002",
+                 ExplainsDeadlock | ExplainsCrossCallRace |
+                     ExplainsOutputMismatch)
 
   void checkKernel(Analysis &A, std::vector<Finding> &Out,
                    std::vector<Diagnostic> &Diags) const override {

@@ -16,7 +16,7 @@ public:
   PKB_CHECK_INFO("TOPO-001", "multicast-unavailable",
                  "NVLink multicast (multimem) is used on a target without it, "
                  "or a multicast pointer is used without a null check.",
-                 "topo-001")
+                 "topo-001", ExplainsRuntimeError)
 
   void checkKernel(Analysis &A, std::vector<Finding> &Out,
                    std::vector<Diagnostic> &) const override {

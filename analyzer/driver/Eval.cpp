@@ -7,6 +7,10 @@
 #include "pkb/Ingest.h"
 #include "pkb/ProblemCatalogue.h"
 
+#ifdef PKB_HAVE_ANALYZER
+#include "pkb/Checker.h"
+#endif
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -134,25 +138,6 @@ EvalClass classifyRun(const EvalDynamic &Run) {
   return EvalClass::RuntimeError;
 }
 
-/// Static check IDs that can explain each dynamic failure class.
-static std::vector<std::string> explainingPrefixes(EvalClass C) {
-  switch (C) {
-  case EvalClass::Deadlock:
-    return {"BAR-001", "BAR-002", "BAR-005", "SIG-001",
-            "SIG-002", "ORD-004", "PART-001"};
-  case EvalClass::CrossCallRace:
-    return {"BAR-004", "SIG-002", "HOST-001"};
-  case EvalClass::OutputMismatch:
-    return {"ORD-", "RACE-", "PART-", "SIG-", "BAR-003", "BAR-004", "HOST-"};
-  case EvalClass::UnwrittenOutput:
-    return {"PART-003", "PART-001", "BAR-001"};
-  case EvalClass::RuntimeError:
-    return {"PART-001", "SIG-001", "TOPO-001"};
-  default:
-    return {};
-  }
-}
-
 bool parseShard(const std::string &Spec, unsigned &Index0, unsigned &Count,
                 std::string &Error) {
   size_t Slash = Spec.find('/');
@@ -211,8 +196,28 @@ loadRecords(const std::string &File, std::ostream &Log) {
   return Out;
 }
 
+/// The failure classes a finding of check Id can explain, from the
+/// checker's CheckInfo (empty in a build without the analyzer).
+json explainsOf(const std::string &Id) {
+  json Out = json::array();
+#ifdef PKB_HAVE_ANALYZER
+  for (const auto &C : allCheckers())
+    if (C->info().Id == Id)
+      for (const std::string &N : explainedFailureNames(C->info().Explains))
+        Out.push_back(N);
+#else
+  (void)Id;
+#endif
+  return Out;
+}
+
 json staticPart(const FileReport &R) {
   json J = toJson(R);
+  // Each finding carries the failure classes it can explain, so that a
+  // GPU stage on a machine without the analyzer can still name them.
+  if (J.contains("findings") && J["findings"].is_array())
+    for (json &F : J["findings"])
+      F["explains"] = explainsOf(F.value("check", ""));
   unsigned Errors = 0, Warnings = 0;
   for (const Finding &F : R.Findings)
     (F.Sev == Severity::Error ? Errors : Warnings) +=
@@ -261,8 +266,11 @@ void finishRecord(EvalRecord &Rec) {
   if (isDynamicFailure(C))
     for (const json &F : Rec.Static.value("findings", json::array())) {
       std::string Id = F.value("check", "");
-      for (const std::string &P : explainingPrefixes(C))
-        if (Id.rfind(P, 0) == 0) {
+      json Explains = F.contains("explains") && F["explains"].is_array()
+                          ? F["explains"]
+                          : explainsOf(Id); // records of older versions
+      for (const json &E : Explains)
+        if (E == toString(C)) {
           Rec.ExplainedBy.push_back(Id + "@" +
                                     std::to_string(F.value("line", 0)));
           break;

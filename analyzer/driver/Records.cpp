@@ -56,6 +56,8 @@ const std::vector<FieldSpec> &evalRecordSchema() {
       {"static.findings[].related[].col", FtInt},
       {"static.findings[].related[].text", FtString},
       {"static.findings[].witness", FtObject},
+      {"static.findings[].explains", FtArray},
+      {"static.findings[].explains[]", FtString},
       {"static.diagnostics", FtArray},
       {"static.diagnostics[]", FtObject},
       {"static.diagnostics[].code", FtString},

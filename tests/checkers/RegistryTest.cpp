@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 using namespace pkb;
@@ -30,6 +31,24 @@ TEST(Registry, InfoHasNameSummaryAndAnchor) {
       Ch = static_cast<char>(tolower(static_cast<unsigned char>(Ch)));
     EXPECT_EQ(I.HelpUri, "docs/checkers.md#" + Anchor);
   }
+}
+
+TEST(Registry, FailureClassesEachCheckExplains) {
+  const unsigned D = ExplainsDeadlock, X = ExplainsCrossCallRace,
+                 O = ExplainsOutputMismatch, U = ExplainsUnwrittenOutput,
+                 R = ExplainsRuntimeError;
+  std::map<std::string, unsigned> Expected = {
+      {"BAR-001", D | U},     {"BAR-002", D},      {"BAR-003", O},
+      {"BAR-004", X | O},     {"BAR-005", D},      {"HOST-001", X | O},
+      {"ORD-001", O},         {"ORD-002", O},      {"ORD-003", O},
+      {"ORD-004", D | O},     {"ORD-005", O},      {"PART-001", D | O | U | R},
+      {"PART-002", O},        {"PART-003", O | U}, {"RACE-001", O},
+      {"RACE-002", O},        {"RACE-003", O},     {"SIG-001", D | O | R},
+      {"SIG-002", D | X | O}, {"TOPO-001", R}};
+  for (const auto &C : allCheckers())
+    EXPECT_EQ(C->info().Explains, Expected[C->info().Id]) << C->info().Id;
+  EXPECT_EQ(explainedFailureNames(X | R),
+            (std::vector<std::string>{"cross-call-race", "runtime-error"}));
 }
 
 TEST(Registry, GlobSelection) {

@@ -50,11 +50,36 @@ struct CheckOptions {
 };
 
 /// Static description of a checker for --list-checks, SARIF rules and docs.
+/// GPU failure classes a finding can explain: the bits of
+/// CheckInfo::Explains, named like eval's failure classes (docs/eval.md).
+enum ExplainedFailure : unsigned {
+  ExplainsDeadlock = 1u << 0,        ///< "deadlock"
+  ExplainsCrossCallRace = 1u << 1,   ///< "cross-call-race"
+  ExplainsOutputMismatch = 1u << 2,  ///< "output-mismatch"
+  ExplainsUnwrittenOutput = 1u << 3, ///< "unwritten-output"
+  ExplainsRuntimeError = 1u << 4,    ///< "runtime-error"
+};
+
+/// The failure-class names of the bits set in \p Explains, in bit order.
+inline std::vector<std::string> explainedFailureNames(unsigned Explains) {
+  static const char *const Names[] = {"deadlock", "cross-call-race",
+                                      "output-mismatch", "unwritten-output",
+                                      "runtime-error"};
+  std::vector<std::string> Out;
+  for (unsigned I = 0; I < std::size(Names); ++I)
+    if (Explains & (1u << I))
+      Out.push_back(Names[I]);
+  return Out;
+}
+
 struct CheckInfo {
   std::string Id;
   std::string Name;    ///< short, e.g. "missing-release-before-signal"
   std::string Summary; ///< one sentence
   std::string HelpUri; ///< docs/checkers.md anchor
+  /// ExplainedFailure bits: the GPU failures a finding of this check can
+  /// cause, so that eval can name the findings that explain a failure.
+  unsigned Explains = 0;
 };
 
 /// Base class of all checkers.
