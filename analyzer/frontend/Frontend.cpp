@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FrontendInternal.h"
+#include "pkb/support/Toolkit.h"
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -153,14 +154,9 @@ std::string findToolkit(const FrontendOptions &Opts,
                     "shim headers");
     return "";
   }
-  for (const char *Env : {"CUDA_PATH", "CUDA_HOME"}) {
-    const char *V = std::getenv(Env);
-    if (V && *V && usableToolkit(V))
-      return V;
-  }
-  if (usableToolkit("/usr/local/cuda"))
-    return "/usr/local/cuda";
-  return "";
+  // CUDA_PATH, CUDA_HOME, /usr/local/cuda, PATH (pkb/support/Toolkit.h).
+  return support::findToolkitRoot(
+      "", [](const std::string &P) { return usableToolkit(P); });
 }
 
 std::string resourceDir() {

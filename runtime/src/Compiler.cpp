@@ -1,5 +1,6 @@
 //===- Compiler.cpp - Compile candidates with nvcc ------------------------===//
 #include "pkb/rt/Compiler.h"
+#include "pkb/support/Toolkit.h"
 
 #include <fmt/format.h>
 
@@ -120,23 +121,7 @@ std::string contentHash(std::string_view Data) {
 }
 
 std::string findNvcc() {
-  std::vector<fs::path> Candidates;
-  if (const char *E = std::getenv("PKB_NVCC"); E && *E)
-    Candidates.emplace_back(E);
-  if (const char *E = std::getenv("CUDA_HOME"); E && *E)
-    Candidates.push_back(fs::path(E) / "bin" / "nvcc");
-  Candidates.emplace_back("/usr/local/cuda/bin/nvcc");
-  if (const char *P = std::getenv("PATH")) {
-    std::stringstream S(P);
-    std::string Dir;
-    while (std::getline(S, Dir, ':'))
-      if (!Dir.empty())
-        Candidates.push_back(fs::path(Dir) / "nvcc");
-  }
-  for (const auto &C : Candidates)
-    if (::access(C.c_str(), X_OK) == 0)
-      return C.string();
-  return {};
+  return support::findToolkitTool("nvcc", "", support::envOr("PKB_NVCC"));
 }
 
 std::vector<std::string> candidateFlags(const CompileOptions &O) {
@@ -178,7 +163,7 @@ CompileResult compileCandidate(const fs::path &Source,
   }
   std::string Nvcc = O.Nvcc.empty() ? findNvcc() : O.Nvcc;
   if (Nvcc.empty()) {
-    R.Log = "nvcc not found (set PKB_NVCC or CUDA_HOME)";
+    R.Log = "nvcc not found (set PKB_NVCC, CUDA_PATH or CUDA_HOME)";
     return R;
   }
   bool AbiOk = false;

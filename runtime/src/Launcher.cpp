@@ -1,6 +1,7 @@
 //===- Launcher.cpp - Start a group of sandboxed workers ------------------===//
 #include "pkb/rt/Launcher.h"
 #include "pkb/rt/Wire.h"
+#include "pkb/support/Toolkit.h"
 
 #include <fmt/format.h>
 
@@ -109,23 +110,8 @@ std::string sanitizerExcerpt(const std::string &Log, int Lines) {
 }
 
 std::string findComputeSanitizer() {
-  std::vector<fs::path> C;
-  if (const char *E = std::getenv("PKB_COMPUTE_SANITIZER"); E && *E)
-    C.emplace_back(E);
-  if (const char *E = std::getenv("CUDA_HOME"); E && *E)
-    C.push_back(fs::path(E) / "bin" / "compute-sanitizer");
-  C.emplace_back("/usr/local/cuda/bin/compute-sanitizer");
-  if (const char *P = std::getenv("PATH")) {
-    std::stringstream S(P);
-    std::string Dir;
-    while (std::getline(S, Dir, ':'))
-      if (!Dir.empty())
-        C.push_back(fs::path(Dir) / "compute-sanitizer");
-  }
-  for (const auto &X : C)
-    if (::access(X.c_str(), X_OK) == 0)
-      return X.string();
-  return {};
+  return support::findToolkitTool("compute-sanitizer", "",
+                                  support::envOr("PKB_COMPUTE_SANITIZER"));
 }
 
 namespace {

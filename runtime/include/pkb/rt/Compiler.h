@@ -31,8 +31,8 @@ struct CompileResult {
 /// digits. Not cryptographic; used as a cache key.
 std::string contentHash(std::string_view Data);
 
-/// nvcc from $PKB_NVCC, $CUDA_HOME/bin, /usr/local/cuda/bin or $PATH; empty
-/// if none exists.
+/// nvcc from $PKB_NVCC, else the toolkit search of pkb/support/Toolkit.h
+/// ($CUDA_PATH, $CUDA_HOME, /usr/local/cuda, PATH); empty if none exists.
 std::string findNvcc();
 
 /// The flags every candidate gets: -gencode=arch=compute_90a,code=sm_90a

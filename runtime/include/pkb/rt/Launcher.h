@@ -69,8 +69,9 @@ int sanitizerErrorCount(const std::string &Log);
 /// start-up also produces), else the first lines.
 std::string sanitizerExcerpt(const std::string &Log, int Lines = 24);
 
-/// compute-sanitizer from $PKB_COMPUTE_SANITIZER, CUDA_HOME, /usr/local/cuda
-/// or PATH; empty if none.
+/// compute-sanitizer from $PKB_COMPUTE_SANITIZER, else the toolkit search of
+/// pkb/support/Toolkit.h ($CUDA_PATH, $CUDA_HOME, /usr/local/cuda, PATH);
+/// empty if none.
 std::string findComputeSanitizer();
 
 /// Starts the group and serves it until it completes or fails.
