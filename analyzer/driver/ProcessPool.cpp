@@ -3,6 +3,7 @@
 #include "ProcessPool.h"
 
 #include "pkb/ModelJson.h"
+#include "pkb/support/Subprocess.h"
 
 #include <fmt/format.h>
 
@@ -36,13 +37,6 @@ extern "C" void onInterrupt(int Sig) {
   }
   if (!Caught)
     Caught = Sig;
-}
-
-/// Kills the process group of a child (and the child itself, should its
-/// setpgid not have happened yet).
-void killChild(pid_t Pid) {
-  ::kill(-Pid, SIGKILL);
-  ::kill(Pid, SIGKILL);
 }
 
 struct Child {
@@ -318,65 +312,40 @@ int runInChildren(const std::vector<std::string> &Paths,
                   const std::function<void(size_t, FileReport)> &OnDone) {
   using Clock = std::chrono::steady_clock;
   InterruptGuard Guard;
-  const pid_t Parent = ::getpid();
   std::vector<Child> Running;
   std::vector<Clock::time_point> Started(Paths.size());
   size_t Next = 0;
   unsigned Jobs = Opts.Jobs ? Opts.Jobs : 1;
 
   auto Spawn = [&](size_t Index) {
-    int Fds[2];
     Started[Index] = Clock::now();
     if (Opts.OnStart)
       Opts.OnStart(Index);
-    if (::pipe(Fds) != 0) {
-      OnDone(Index,
-             failedReport(Paths[Index], "crash", "internal-error",
-                          std::string("pipe failed: ") + std::strerror(errno),
-                          0));
-      return;
-    }
-    pid_t Pid = ::fork();
-    if (Pid < 0) {
-      ::close(Fds[0]);
-      ::close(Fds[1]);
-      OnDone(Index,
-             failedReport(Paths[Index], "crash", "internal-error",
-                          std::string("fork failed: ") + std::strerror(errno),
-                          0));
-      return;
-    }
-    if (Pid == 0) {
-      ::close(Fds[0]);
-      // Own process group: a terminal's Ctrl-C reaches the driver only, and
-      // the driver can kill everything this child starts at once.
-      ::setpgid(0, 0);
+    // The child: own process group (a terminal's Ctrl-C reaches the driver
+    // only, and the driver can kill everything it starts at once), killed
+    // with the driver should that die without a chance to clean up
+    // (SIGKILL, an OOM kill), and a memory limit: RLIMIT_DATA (heap,
+    // anonymous mappings, thread stacks) rather than RLIMIT_AS: the address
+    // space of the mapped LLVM, Clang and Z3 libraries alone exceeds 1 GiB,
+    // so an AS limit says little.
+    support::SpawnOptions SO;
+    SO.Out = support::SpawnOptions::Output::Pipe;
+    SO.DieWithParent = true;
+    if (Opts.MaxMemoryMiB)
+      SO.Limits.push_back({RLIMIT_DATA, rlim_t(Opts.MaxMemoryMiB) << 20});
+    SO.InChild = [] {
       struct sigaction Dfl{};
       Dfl.sa_handler = SIG_DFL;
       sigemptyset(&Dfl.sa_mask);
       ::sigaction(SIGINT, &Dfl, nullptr);
       ::sigaction(SIGTERM, &Dfl, nullptr);
-#ifdef __linux__
-      // Die with the driver, should it be killed without a chance to clean
-      // up (SIGKILL, an OOM kill).
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (::getppid() != Parent)
-        ::_exit(1);
-#endif
-      installCrashReporting(Paths[Index], Opts.MaxMemoryMiB, Fds[1]);
-      if (Opts.MaxMemoryMiB) {
-        // RLIMIT_DATA (heap, anonymous mappings, thread stacks) rather than
-        // RLIMIT_AS: the address space of the mapped LLVM, Clang and Z3
-        // libraries alone exceeds 1 GiB, so an AS limit says little.
-        rlimit L;
-        L.rlim_cur = L.rlim_max = rlim_t(Opts.MaxMemoryMiB) << 20;
-        ::setrlimit(RLIMIT_DATA, &L);
-      }
+    };
+    SO.Body = [&](int PipeFd) {
+      installCrashReporting(Paths[Index], Opts.MaxMemoryMiB, PipeFd);
       // One JSON object per line (dumpJson: invalid UTF-8 in file names is
       // replaced, not thrown on): progress, partial reports, the report.
-      int OutFd = Fds[1];
-      setAnalysisProgressSink([OutFd](const nlohmann::json &M) {
-        writeAll(OutFd, dumpJson(M) + "\n");
+      setAnalysisProgressSink([PipeFd](const nlohmann::json &M) {
+        writeAll(PipeFd, dumpJson(M) + "\n");
       });
       std::string Out = "\n";
       try {
@@ -391,17 +360,23 @@ int runInChildren(const std::vector<std::string> &Paths,
         Out += dumpJson(toJson(failedReport(Paths[Index], "crash",
                                             "internal-error", E.what(), 0)));
       }
-      writeAll(Fds[1], Out);
-      ::close(Fds[1]);
-      ::_exit(0);
+      writeAll(PipeFd, Out);
+      ::close(PipeFd);
+      return 0;
+    };
+    auto Spawned = support::spawnProcess(SO);
+    if (!Spawned) {
+      OnDone(Index, failedReport(Paths[Index], "crash", "internal-error",
+                                 Spawned.error().Message, 0));
+      return;
     }
-    ::setpgid(Pid, Pid); // also here: no race with kill(-Pid)
-    ::close(Fds[1]);
-    ::fcntl(Fds[0], F_SETFL, ::fcntl(Fds[0], F_GETFL) | O_NONBLOCK);
+    pid_t Pid = Spawned->Pid;
+    int ReadFd = Spawned->OutFd;
+    ::fcntl(ReadFd, F_SETFL, ::fcntl(ReadFd, F_GETFL) | O_NONBLOCK);
     Child C;
     C.Index = Index;
     C.Pid = Pid;
-    C.Fd = Fds[0];
+    C.Fd = ReadFd;
     if (Opts.TimeoutSeconds > 0) {
       C.HasDeadline = true;
       C.Deadline = Started[Index] +
@@ -412,9 +387,7 @@ int runInChildren(const std::vector<std::string> &Paths,
   };
 
   auto Finish = [&](Child &C) {
-    int Status = 0;
-    while (::waitpid(C.Pid, &Status, 0) < 0 && errno == EINTR) {
-    }
+    int Status = support::waitStatus(C.Pid);
     ::close(C.Fd);
     const std::string &Path = Paths[C.Index];
     double Secs =
@@ -483,7 +456,7 @@ int runInChildren(const std::vector<std::string> &Paths,
         }
       }
       if (!C.Eof && C.HasDeadline && Clock::now() > C.Deadline) {
-        killChild(C.Pid);
+        support::killProcessGroup(C.Pid);
         C.TimedOut = true;
         C.Eof = true;
       }
@@ -502,9 +475,8 @@ int runInChildren(const std::vector<std::string> &Paths,
   // too late; kill their process groups and reap them so that none outlives
   // the driver.
   for (Child &C : Running) {
-    killChild(C.Pid);
-    while (::waitpid(C.Pid, nullptr, 0) < 0 && errno == EINTR) {
-    }
+    support::killProcessGroup(C.Pid);
+    support::waitStatus(C.Pid);
     ::close(C.Fd);
   }
   if (PollError) {

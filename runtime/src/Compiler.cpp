@@ -1,5 +1,6 @@
 //===- Compiler.cpp - Compile candidates with nvcc ------------------------===//
 #include "pkb/rt/Compiler.h"
+#include "pkb/support/Subprocess.h"
 #include "pkb/support/Toolkit.h"
 
 #include <fmt/format.h>
@@ -61,52 +62,6 @@ void hashLocalIncludes(const fs::path &Source, std::set<fs::path> &Seen,
   }
 }
 
-/// Runs Argv, returns its exit status (-1 if it could not start) and its
-/// stdout+stderr in *Output.
-int runCapture(const std::vector<std::string> &Argv, std::string *Output) {
-  int Pipe[2];
-  if (::pipe2(Pipe, O_CLOEXEC) != 0) {
-    *Output = fmt::format("pipe: {}", std::strerror(errno));
-    return -1;
-  }
-  pid_t Pid = ::fork();
-  if (Pid < 0) {
-    *Output = fmt::format("fork: {}", std::strerror(errno));
-    ::close(Pipe[0]);
-    ::close(Pipe[1]);
-    return -1;
-  }
-  if (Pid == 0) {
-    ::dup2(Pipe[1], 1);
-    ::dup2(Pipe[1], 2);
-    std::vector<char *> A;
-    for (const auto &S : Argv)
-      A.push_back(const_cast<char *>(S.c_str()));
-    A.push_back(nullptr);
-    ::execvp(A[0], A.data());
-    std::string Msg =
-        fmt::format("cannot execute {}: {}\n", Argv[0], std::strerror(errno));
-    (void)!::write(2, Msg.data(), Msg.size());
-    ::_exit(127);
-  }
-  ::close(Pipe[1]);
-  char Buf[4096];
-  for (;;) {
-    ssize_t N = ::read(Pipe[0], Buf, sizeof(Buf));
-    if (N < 0 && errno == EINTR)
-      continue;
-    if (N <= 0)
-      break;
-    Output->append(Buf, static_cast<size_t>(N));
-  }
-  ::close(Pipe[0]);
-  int Status = 0;
-  while (::waitpid(Pid, &Status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(Status))
-    return WEXITSTATUS(Status);
-  return 128 + (WIFSIGNALED(Status) ? WTERMSIG(Status) : 0);
-}
 } // namespace
 
 std::string contentHash(std::string_view Data) {
@@ -195,7 +150,14 @@ CompileResult compileCandidate(const fs::path &Source,
     R.Log = readFile(LogFile, &L);
     return R;
   }
-  int Status = runCapture(Argv, &R.Log);
+  auto Run = support::runCapture(Argv);
+  int Status = -1;
+  if (Run) {
+    Status = Run->ExitCode;
+    R.Log = std::move(Run->Output);
+  } else {
+    R.Log = Run.error().Message;
+  }
   if (Status != 0) {
     fs::remove(Tmp, Ec);
     if (R.Log.empty())

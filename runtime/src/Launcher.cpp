@@ -1,6 +1,7 @@
 //===- Launcher.cpp - Start a group of sandboxed workers ------------------===//
 #include "pkb/rt/Launcher.h"
 #include "pkb/rt/Wire.h"
+#include "pkb/support/Subprocess.h"
 #include "pkb/support/Toolkit.h"
 
 #include <fmt/format.h>
@@ -128,62 +129,27 @@ std::string tailOf(const fs::path &P, size_t Bytes) {
   return S;
 }
 
-void setLimit(int Resource, rlim_t Value) {
-  rlimit L{Value, Value};
-  rlimit Cur{};
-  if (::getrlimit(Resource, &Cur) == 0 && Cur.rlim_max != RLIM_INFINITY &&
-      Cur.rlim_max < Value)
-    L.rlim_cur = L.rlim_max = Cur.rlim_max;
-  ::setrlimit(Resource, &L);
-}
-
 /// fork+exec one worker. The child gets its own process group, the scratch
 /// directory as cwd, output in Log, no core dumps and bounded files/CPU.
 pid_t spawn(const std::vector<std::string> &Argv,
             const std::vector<std::string> &Env, const fs::path &Cwd,
             const fs::path &Log, std::string *Error) {
-  std::vector<char *> A, E;
-  for (const auto &S : Argv)
-    A.push_back(const_cast<char *>(S.c_str()));
-  A.push_back(nullptr);
-  for (const auto &S : Env)
-    E.push_back(const_cast<char *>(S.c_str()));
-  E.push_back(nullptr);
-  int LogFd =
-      ::open(Log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (LogFd < 0) {
-    *Error =
-        fmt::format("cannot create {}: {}", Log.string(), std::strerror(errno));
+  support::SpawnOptions O;
+  O.Argv = Argv;
+  O.Env = Env;
+  O.Cwd = Cwd.string();
+  O.Out = support::SpawnOptions::Output::File;
+  O.OutputFile = Log.string();
+  O.Limits = {{RLIMIT_CORE, 0},
+              {RLIMIT_NOFILE, 65536},
+              {RLIMIT_FSIZE, rlim_t(8) << 30},
+              {RLIMIT_CPU, 4 * 3600}};
+  auto C = support::spawnProcess(O);
+  if (!C) {
+    *Error = C.error().Message;
     return -1;
   }
-  pid_t Pid = ::fork();
-  if (Pid < 0) {
-    *Error = fmt::format("fork: {}", std::strerror(errno));
-    ::close(LogFd);
-    return -1;
-  }
-  if (Pid == 0) {
-    ::setpgid(0, 0);
-    int Null = ::open("/dev/null", O_RDONLY);
-    if (Null >= 0)
-      ::dup2(Null, 0);
-    ::dup2(LogFd, 1);
-    ::dup2(LogFd, 2);
-    if (::chdir(Cwd.c_str()) != 0)
-      ::_exit(126);
-    setLimit(RLIMIT_CORE, 0);
-    setLimit(RLIMIT_NOFILE, 65536);
-    setLimit(RLIMIT_FSIZE, rlim_t(8) << 30);
-    setLimit(RLIMIT_CPU, 4 * 3600);
-    ::execve(A[0], A.data(), E.data());
-    std::string Msg =
-        fmt::format("cannot execute {}: {}\n", Argv[0], std::strerror(errno));
-    (void)!::write(2, Msg.data(), Msg.size());
-    ::_exit(127);
-  }
-  ::setpgid(Pid, Pid); // also from the parent: no race with kill(-pgid)
-  ::close(LogFd);
-  return Pid;
+  return C->Pid;
 }
 } // namespace
 
