@@ -3,6 +3,7 @@
 #include "Analyze.h"
 #include "ProcessPool.h"
 
+#include "pkb/DiagCode.h"
 #include "pkb/Ingest.h"
 #include "pkb/ModelJson.h"
 
@@ -54,7 +55,7 @@ static void finishReport(FileReport &R) {
   dedupeDiagnostics(R.Diags);
   R.Undecided = 0;
   for (const Diagnostic &D : R.Diags)
-    R.Undecided += D.Code == "solver-unknown";
+    R.Undecided += D.Code == toString(DiagCode::SolverUnknown);
 }
 
 /// Reads \p Path and runs the front end on every CUDA unit it holds.
@@ -83,7 +84,8 @@ static bool buildModule(const std::string &Path, const AnalyzeOptions &Opts,
     if (auto Flags = Opts.Db->flagsFor(Path))
       FO.ExtraArgs.insert(FO.ExtraArgs.end(), Flags->begin(), Flags->end());
     else
-      Diags.push_back(fileDiag(Path, "compile-db", Severity::Note,
+      Diags.push_back(fileDiag(Path, std::string(toString(DiagCode::CompileDb)),
+                               Severity::Note,
                                "no entry in compile_commands.json; using "
                                "default flags"));
   }
@@ -174,15 +176,16 @@ FileReport dumpFile(const std::string &Path, const AnalyzeOptions &Opts) {
 #else
       (void)Opts;
       R.Status = "input-error";
-      R.Diags.push_back(fileDiag(Path, "no-analyzer", Severity::Error,
+      R.Diags.push_back(fileDiag(Path, std::string(toString(DiagCode::NoAnalyzer)), Severity::Error,
                                  "pkbcheck was built without the analyzer"));
 #endif
       R.Kernels = M.Kernels.size();
       R.Model = toJson(M);
     } catch (const std::exception &E) {
       R.Status = "crash";
-      R.Diags.push_back(fileDiag(Path, "internal-error", Severity::Error,
-                                 std::string("internal error: ") + E.what()));
+      R.Diags.push_back(fileDiag(
+          Path, std::string(toString(DiagCode::InternalError)), Severity::Error,
+          std::string("internal error: ") + E.what()));
     }
   });
   return R;
@@ -214,8 +217,9 @@ static FileReport analyzeFileHere(const std::string &Path,
       CO.SolverTimeoutMs = Opts.SolverTimeoutMs;
       std::string TopoError;
       if (!resolveTopology(Opts.Topology, CO.Target, TopoError))
-        R.Diags.push_back(
-            fileDiag(Path, "topology", Severity::Error, TopoError));
+        R.Diags.push_back(fileDiag(Path,
+                                   std::string(toString(DiagCode::Topology)),
+                                   Severity::Error, TopoError));
       if (Sink)
         CO.OnProgress = [&](const std::string &Id, const std::string &K) {
           Sink(json{{"kind", "progress"},
@@ -247,14 +251,16 @@ static FileReport analyzeFileHere(const std::string &Path,
 #else
     (void)Opts;
     R.Status = "input-error";
-    R.Diags.push_back(fileDiag(Path, "no-analyzer", Severity::Error,
-                               "pkbcheck was built without the analyzer "
-                               "(LLVM/Clang >= 19 and Z3 were not found)"));
+    R.Diags.push_back(fileDiag(
+        Path, std::string(toString(DiagCode::NoAnalyzer)), Severity::Error,
+        "pkbcheck was built without the analyzer "
+        "(LLVM/Clang >= 19 and Z3 were not found)"));
 #endif
   } catch (const std::exception &E) {
     R.Status = "crash";
-    R.Diags.push_back(fileDiag(Path, "internal-error", Severity::Error,
-                               std::string("internal error: ") + E.what()));
+    R.Diags.push_back(
+        fileDiag(Path, std::string(toString(DiagCode::InternalError)),
+                 Severity::Error, std::string("internal error: ") + E.what()));
   }
   R.Seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)

@@ -2,6 +2,8 @@
 
 #include "CompileDb.h"
 
+#include "pkb/DiagCode.h"
+
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -110,7 +112,7 @@ std::optional<CompileDb> CompileDb::load(const std::string &BuildDir,
   std::string Path = (fs::path(BuildDir) / "compile_commands.json").string();
   auto Fail = [&](unsigned Line, const std::string &Msg) {
     Diagnostic D;
-    D.Code = "compile-db";
+    D.Code = toString(DiagCode::CompileDb);
     D.Sev = Severity::Error;
     D.Loc = SourceLoc{Path, Line, 1};
     D.Message = Msg;
@@ -151,9 +153,8 @@ std::optional<CompileDb> CompileDb::load(const std::string &BuildDir,
     } else if (E.contains("command") && E["command"].is_string()) {
       Args = splitCommand(E["command"].get<std::string>());
     }
-    Db.Entries.push_back(
-        Entry{normalize(E["file"].get<std::string>(), Dir),
-              filterFlags(Args, Dir)});
+    Db.Entries.push_back(Entry{normalize(E["file"].get<std::string>(), Dir),
+                               filterFlags(Args, Dir)});
   }
   return Db;
 }

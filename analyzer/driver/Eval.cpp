@@ -4,6 +4,7 @@
 
 #include "ProcessPool.h"
 #include "Records.h"
+#include "pkb/DiagCode.h"
 #include "pkb/Ingest.h"
 #include "pkb/ProblemCatalogue.h"
 
@@ -237,7 +238,7 @@ std::string gateOf(const json &Static) {
   // A build without the analyzer (a GPU machine) cannot screen: such
   // candidates are run unscreened rather than dropped.
   for (const json &D : Static.value("diagnostics", json::array()))
-    if (D.value("code", "") == "no-analyzer")
+    if (D.value("code", "") == toString(DiagCode::NoAnalyzer))
       return "unscreened";
   std::string Status = Static.value("status", "ok");
   if (Status == "parse-error")

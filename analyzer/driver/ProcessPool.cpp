@@ -2,6 +2,7 @@
 
 #include "ProcessPool.h"
 
+#include "pkb/DiagCode.h"
 #include "pkb/ModelJson.h"
 #include "pkb/support/Subprocess.h"
 
@@ -229,13 +230,14 @@ void installCrashReporting(const std::string &Path, unsigned LimitMiB, int Fd) {
   Oom =
       "\n" +
       dumpJson(toJson(failedReport(
-          Path, "memory-limit", "memory-limit",
+          Path, "memory-limit", std::string(toString(DiagCode::MemoryLimit)),
           "analysis exceeded the memory limit of " + std::to_string(LimitMiB) +
               " MiB and was stopped (--max-memory); other files are "
               "unaffected",
           0)));
   Stack = "\n" + dumpJson(toJson(failedReport(
-                     Path, "input-error", "nesting-too-deep",
+                     Path, "input-error",
+                     std::string(toString(DiagCode::NestingTooDeep)),
                      "the input nests too deeply: the parser's recursion "
                      "exhausted the analysis stack of " +
                          std::to_string(kAnalysisStackBytes >> 20) +
@@ -353,12 +355,13 @@ int runInChildren(const std::vector<std::string> &Paths,
       } catch (const std::bad_alloc &) {
         if (OomReport)
           writeOomAndExit();
-        Out +=
-            dumpJson(toJson(failedReport(Paths[Index], "crash", "out-of-memory",
-                                         "analysis ran out of memory", 0)));
+        Out += dumpJson(toJson(failedReport(
+            Paths[Index], "crash", std::string(toString(DiagCode::OutOfMemory)),
+            "analysis ran out of memory", 0)));
       } catch (const std::exception &E) {
-        Out += dumpJson(toJson(failedReport(Paths[Index], "crash",
-                                            "internal-error", E.what(), 0)));
+        Out += dumpJson(toJson(failedReport(
+            Paths[Index], "crash",
+            std::string(toString(DiagCode::InternalError)), E.what(), 0)));
       }
       writeAll(PipeFd, Out);
       ::close(PipeFd);
@@ -366,7 +369,8 @@ int runInChildren(const std::vector<std::string> &Paths,
     };
     auto Spawned = support::spawnProcess(SO);
     if (!Spawned) {
-      OnDone(Index, failedReport(Paths[Index], "crash", "internal-error",
+      OnDone(Index, failedReport(Paths[Index], "crash",
+                                 std::string(toString(DiagCode::InternalError)),
                                  Spawned.error().Message, 0));
       return;
     }
@@ -395,7 +399,8 @@ int runInChildren(const std::vector<std::string> &Paths,
     ChildOutput Parsed = parseChildOutput(C.Output);
     if (C.TimedOut) {
       OnDone(C.Index,
-             stoppedReport(Path, "timeout", "timeout",
+             stoppedReport(Path, "timeout",
+                           std::string(toString(DiagCode::Timeout)),
                            fmt::format("analysis exceeded the time limit of "
                                        "{:g} s and was stopped (--timeout)",
                                        Opts.TimeoutSeconds),
@@ -404,17 +409,19 @@ int runInChildren(const std::vector<std::string> &Paths,
     }
     if (WIFSIGNALED(Status)) {
       int Sig = WTERMSIG(Status);
-      OnDone(C.Index, stoppedReport(Path, "crash", "frontend-crash",
-                                    std::string("analysis crashed (signal ") +
-                                        ::strsignal(Sig) +
-                                        "); other files are unaffected",
-                                    Secs, Parsed));
+      OnDone(C.Index,
+             stoppedReport(
+                 Path, "crash", std::string(toString(DiagCode::FrontendCrash)),
+                 std::string("analysis crashed (signal ") + ::strsignal(Sig) +
+                     "); other files are unaffected",
+                 Secs, Parsed));
       return;
     }
     nlohmann::json &J = Parsed.Final;
     if (!J.is_object()) {
       OnDone(C.Index,
-             failedReport(Path, "crash", "frontend-crash",
+             failedReport(Path, "crash",
+                          std::string(toString(DiagCode::FrontendCrash)),
                           "analysis ended without a result (exit status " +
                               std::to_string(WEXITSTATUS(Status)) + ")",
                           Secs));
@@ -485,10 +492,13 @@ int runInChildren(const std::vector<std::string> &Paths,
                       std::strerror(PollError);
     for (const Child &C : Running)
       OnDone(C.Index,
-             failedReport(Paths[C.Index], "crash", "internal-error", Msg, 0));
+             failedReport(Paths[C.Index], "crash",
+                          std::string(toString(DiagCode::InternalError)), Msg,
+                          0));
     for (; Next < Paths.size(); ++Next)
-      OnDone(Next,
-             failedReport(Paths[Next], "crash", "internal-error", Msg, 0));
+      OnDone(Next, failedReport(Paths[Next], "crash",
+                                std::string(toString(DiagCode::InternalError)),
+                                Msg, 0));
   }
   return Interrupted;
 }
