@@ -256,9 +256,9 @@ int runCheck(CheckArgs &A) {
     std::cerr << "pkbcheck: error: " << Error << "\n";
     return 2;
   }
-  if (A.Format != "text" && A.Format != "json" && A.Format != "sarif") {
-    std::cerr << "pkbcheck: error: unknown --format '" << A.Format
-              << "' (text, json, sarif)\n";
+  if (!findOutputFormat(OutputKind::Check, A.Format)) {
+    std::cerr << "pkbcheck: error: unknown --format '" << A.Format << "' ("
+              << outputFormatNames(OutputKind::Check) << ")\n";
     return 2;
   }
 #ifndef PKB_HAVE_ANALYZER
@@ -521,9 +521,10 @@ int runEvalCommand(CheckArgs &A, EvalOptions &E, const std::string &Problem,
 
 int runReport(const std::vector<std::string> &Files, const std::string &Format,
               const std::string &OutFile) {
-  if (Format != "md" && Format != "csv" && Format != "html") {
-    std::cerr << "pkbcheck: error: unknown --format '" << Format
-              << "' (md, csv, html)\n";
+  const OutputFormat *Writer = findOutputFormat(OutputKind::Report, Format);
+  if (!Writer) {
+    std::cerr << "pkbcheck: error: unknown --format '" << Format << "' ("
+              << outputFormatNames(OutputKind::Report) << ")\n";
     return 2;
   }
   std::string Which, Error;
@@ -544,12 +545,7 @@ int runReport(const std::vector<std::string> &Files, const std::string &Format,
     }
     OS = &Out.stream();
   }
-  if (Format == "md")
-    writeMarkdown(D, *OS);
-  else if (Format == "csv")
-    writeCsv(D, *OS);
-  else
-    writeHtml(D, *OS);
+  Writer->Write(D, *OS);
   if (!OutFile.empty() && !Out.commit(Error)) {
     std::cerr << "pkbcheck: error: " << Error << "\n";
     return 2;
@@ -569,7 +565,9 @@ void addAnalyzerCommands(CLI::App &App, int &ExitCode) {
                "ParallelKernelBench Python (.py) files and directories");
   Check->add_option("paths", A->Paths, "Files and directories (recursive)")
       ->required();
-  Check->add_option("--format", A->Format, "text, json or sarif")
+  Check
+      ->add_option("--format", A->Format,
+                   outputFormatNames(OutputKind::Check, ", ", " or "))
       ->capture_default_str();
   Check->add_option("-o,--output", A->OutFile,
                     "Write the report to FILE (replaced atomically at the "
@@ -693,7 +691,9 @@ void addAnalyzerCommands(CLI::App &App, int &ExitCode) {
       "report", "Tables and charts from eval results (md, csv or html)");
   Report->add_option("results", *RFiles, "JSONL files (shards are merged)")
       ->required();
-  Report->add_option("--format", *RFormat, "md, csv or html")
+  Report
+      ->add_option("--format", *RFormat,
+                   outputFormatNames(OutputKind::Report, ", ", " or "))
       ->capture_default_str();
   Report->add_option("-o,--output", *ROut, "Output file (default stdout)");
   Report->callback([RFiles, RFormat, ROut, &ExitCode] {

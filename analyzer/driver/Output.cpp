@@ -14,6 +14,7 @@
 #include "Output.h"
 
 #include "ProcessPool.h"
+#include "Report.h"
 #include "pkb/ModelJson.h"
 
 #include <fmt/format.h>
@@ -443,17 +444,58 @@ private:
 
 } // namespace
 
+const std::vector<OutputFormat> &outputFormats() {
+  using Rules = std::vector<CheckInfo>;
+  static const std::vector<OutputFormat> All = {
+      {"text", OutputKind::Check,
+       [](std::ostream &OS, Rules, const WriterOptions &O) {
+         return std::unique_ptr<ReportWriter>(
+             std::make_unique<TextWriter>(OS, O.Color));
+       },
+       nullptr},
+      {"json", OutputKind::Check,
+       [](std::ostream &OS, Rules, const WriterOptions &) {
+         return std::unique_ptr<ReportWriter>(std::make_unique<JsonWriter>(OS));
+       },
+       nullptr},
+      {"sarif", OutputKind::Check,
+       [](std::ostream &OS, Rules R, const WriterOptions &O) {
+         return std::unique_ptr<ReportWriter>(
+             std::make_unique<SarifWriter>(OS, std::move(R), O.DocsUrl));
+       },
+       nullptr},
+      {"md", OutputKind::Report, nullptr, writeMarkdown},
+      {"csv", OutputKind::Report, nullptr, writeCsv},
+      {"html", OutputKind::Report, nullptr, writeHtml},
+  };
+  return All;
+}
+
+const OutputFormat *findOutputFormat(OutputKind K, const std::string &Name) {
+  for (const OutputFormat &F : outputFormats())
+    if (F.Kind == K && F.Name == Name)
+      return &F;
+  return nullptr;
+}
+
+std::string outputFormatNames(OutputKind K, const std::string &Sep,
+                              const std::string &Last) {
+  std::vector<std::string> Names;
+  for (const OutputFormat &F : outputFormats())
+    if (F.Kind == K)
+      Names.push_back(F.Name);
+  std::string Out;
+  for (size_t I = 0; I < Names.size(); ++I)
+    Out += (I == 0 ? "" : I + 1 == Names.size() ? Last : Sep) + Names[I];
+  return Out;
+}
+
 std::unique_ptr<ReportWriter> makeWriter(const std::string &Format,
                                          std::ostream &OS,
                                          std::vector<CheckInfo> Rules,
                                          const WriterOptions &Opts) {
-  if (Format == "text")
-    return std::make_unique<TextWriter>(OS, Opts.Color);
-  if (Format == "json")
-    return std::make_unique<JsonWriter>(OS);
-  if (Format == "sarif")
-    return std::make_unique<SarifWriter>(OS, std::move(Rules), Opts.DocsUrl);
-  return nullptr;
+  const OutputFormat *F = findOutputFormat(OutputKind::Check, Format);
+  return F ? F->MakeWriter(OS, std::move(Rules), Opts) : nullptr;
 }
 
 } // namespace pkb

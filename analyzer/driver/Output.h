@@ -12,6 +12,7 @@
 #include "Analyze.h"
 #include "pkb/Checker.h"
 
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -63,6 +64,38 @@ struct WriterOptions {
   /// rule's anchor. Empty means defaultDocsUrl().
   std::string DocsUrl;
 };
+
+struct ReportData;
+
+/// Which command an output format belongs to.
+enum class OutputKind {
+  Check, ///< `check --format`: a streaming ReportWriter of file reports
+  Report ///< `report --format`: a rendering of eval records (ReportData)
+};
+
+/// One output format: the format name -> writer table that `check` and
+/// `report` use and their help lists from.
+struct OutputFormat {
+  std::string Name; ///< as given to --format
+  OutputKind Kind;
+  /// Check formats: creates the writer (Rules: SARIF rule metadata).
+  std::function<std::unique_ptr<ReportWriter>(
+      std::ostream &, std::vector<CheckInfo> Rules, const WriterOptions &)>
+      MakeWriter;
+  /// Report formats: renders the records.
+  std::function<void(const ReportData &, std::ostream &)> Write;
+};
+
+/// Every output format, check formats first, each kind in help order.
+const std::vector<OutputFormat> &outputFormats();
+
+/// The format Name of kind K; nullptr if none.
+const OutputFormat *findOutputFormat(OutputKind K, const std::string &Name);
+
+/// The names of the formats of kind K joined by Sep, the last two by Last
+/// ("text, json or sarif" with Sep ", " and Last " or ").
+std::string outputFormatNames(OutputKind K, const std::string &Sep = ", ",
+                              const std::string &Last = ", ");
 
 /// Creates the writer for --format \p Format ("text", "json", "sarif").
 /// \p Rules describes every checker (SARIF rule metadata). Returns null for

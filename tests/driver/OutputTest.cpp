@@ -389,3 +389,24 @@ TEST(OutputFile, RecognizesAnInputUnderAnotherName) {
   EXPECT_FALSE(isOneOfInputs((D / "other.sarif").string(), Inputs, Which));
   fs::remove_all(D);
 }
+
+TEST(OutputRegistry, OneTableForCheckAndReport) {
+  using pkb::findOutputFormat;
+  using pkb::OutputKind;
+  EXPECT_EQ(pkb::outputFormatNames(OutputKind::Check), "text, json, sarif");
+  EXPECT_EQ(pkb::outputFormatNames(OutputKind::Report, ", ", " or "),
+            "md, csv or html");
+  for (const pkb::OutputFormat &F : pkb::outputFormats()) {
+    EXPECT_EQ(findOutputFormat(F.Kind, F.Name), &F);
+    EXPECT_EQ(F.Kind == OutputKind::Check, static_cast<bool>(F.MakeWriter))
+        << F.Name;
+    EXPECT_EQ(F.Kind == OutputKind::Report, static_cast<bool>(F.Write))
+        << F.Name;
+  }
+  // A check format is no report format and the other way round.
+  EXPECT_EQ(findOutputFormat(OutputKind::Report, "sarif"), nullptr);
+  EXPECT_EQ(findOutputFormat(OutputKind::Check, "html"), nullptr);
+  std::ostringstream OS;
+  EXPECT_NE(pkb::makeWriter("json", OS, {}), nullptr);
+  EXPECT_EQ(pkb::makeWriter("xml", OS, {}), nullptr);
+}
