@@ -323,7 +323,7 @@ int runCheck(CheckArgs &A) {
   WO.Color = A.OutFile.empty() && A.Format == "text" && ::isatty(1);
   auto Writer = makeWriter(A.Format, *OS, Rules, WO);
   auto Start = std::chrono::steady_clock::now();
-  RunSummary S;
+  CheckSummary S;
   S.Planned = Files.size();
   Writer->begin();
   if (Out.failed()) { // e.g. -o /dev/full: stop before analyzing anything

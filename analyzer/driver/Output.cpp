@@ -28,7 +28,7 @@ using nlohmann::json;
 
 namespace pkb {
 
-int exitStatus(const RunSummary &S) {
+int exitStatus(const CheckSummary &S) {
   if (S.Interrupted)
     return interruptExitStatus(S.Interrupted);
   if (S.InputErrors)
@@ -178,7 +178,7 @@ public:
     }
     OS.flush();
   }
-  void end(const RunSummary &S) override {
+  void end(const CheckSummary &S) override {
     OS << fmt::format("pkbcheck: {} file(s), {} error(s), {} warning(s), "
                       "{} note(s); {} file(s) with errors, {} input "
                       "error(s), {} not fully checked; {:.2f} s\n",
@@ -224,7 +224,7 @@ public:
     First = false;
     OS.flush();
   }
-  void end(const RunSummary &S) override {
+  void end(const CheckSummary &S) override {
     OS << "\n],\n\"summary\":"
        << dumpJson(json{{"files", S.Files},
                         {"files_with_errors", S.FilesWithErrors},
@@ -356,7 +356,7 @@ public:
     }
     OS.flush();
   }
-  void end(const RunSummary &S) override {
+  void end(const CheckSummary &S) override {
     if (S.Interrupted)
       Notifications.push_back(
           {{"level", "error"},

@@ -20,8 +20,8 @@
 
 namespace pkb {
 
-/// Totals of a run, written at the end.
-struct RunSummary {
+/// Totals of a `check` run, written at the end.
+struct CheckSummary {
   size_t Files = 0;
   size_t FilesWithErrors = 0; ///< files with error-level findings
   size_t InputErrors = 0;     ///< unreadable / unparsable / crash / timeout
@@ -43,7 +43,7 @@ struct RunSummary {
 ///   3  no error finding, but some check was not decided (solver time or
 ///      budget limit): the files were not fully checked, which is no pass;
 ///   0  every file analyzed and fully checked, no error-level finding.
-int exitStatus(const RunSummary &S);
+int exitStatus(const CheckSummary &S);
 
 /// Streaming report writer.
 class ReportWriter {
@@ -54,7 +54,7 @@ public:
   /// Writes one file's findings and diagnostics, then flushes.
   virtual void file(const FileReport &R) = 0;
   /// Writes the summary and closes the document.
-  virtual void end(const RunSummary &S) = 0;
+  virtual void end(const CheckSummary &S) = 0;
 };
 
 /// Settings of a report writer.

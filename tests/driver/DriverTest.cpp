@@ -138,7 +138,7 @@ TEST(Output, SarifNamesRulesAndResults) {
   ASSERT_TRUE(W);
   W->begin();
   W->file(okReport("k.cu"));
-  RunSummary S;
+  CheckSummary S;
   S.Files = 1;
   W->end(S);
   auto J = nlohmann::json::parse(OS.str());
@@ -161,7 +161,7 @@ TEST(Output, JsonIsValidAndCounts) {
   W->begin();
   W->file(okReport("a.cu"));
   W->file(okReport("b.cu"));
-  RunSummary S;
+  CheckSummary S;
   S.Files = 2;
   S.Errors = 2;
   W->end(S);
@@ -204,7 +204,7 @@ TEST(Findings, DedupeDiagnostics) {
 }
 
 TEST(ExitStatus, InputErrorsThenFindingsThenUndecided) {
-  RunSummary S;
+  CheckSummary S;
   EXPECT_EQ(exitStatus(S), 0);
   S.NotChecked = 1;
   EXPECT_EQ(exitStatus(S), 3);
@@ -232,8 +232,9 @@ TEST(ProcessPool, TimeoutKeepsTheFindingsOfFinishedChecks) {
         F.Message = "signal before write";
         Part.Findings.push_back(F);
         emitAnalysisProgress({{"kind", "progress"}, {"phase", "frontend"}});
-        emitAnalysisProgress(
-            {{"kind", "partial"}, {"checks_done", 3}, {"report", toJson(Part)}});
+        emitAnalysisProgress({{"kind", "partial"},
+                              {"checks_done", 3},
+                              {"report", toJson(Part)}});
         emitAnalysisProgress({{"kind", "progress"},
                               {"phase", "check"},
                               {"check", "BAR-002"},

@@ -46,7 +46,7 @@ TEST(FuzzRegression, WritersAcceptInvalidUtf8) {
     auto W = makeWriter(Format, OS, {CheckInfo{"ORD-001", "n\xff", "s", "u"}},
                         WriterOptions{});
     ASSERT_NE(W, nullptr);
-    RunSummary S;
+    CheckSummary S;
     S.Files = 1;
     S.FailedFiles = {"bad\xff.cu"};
     ASSERT_NO_THROW({

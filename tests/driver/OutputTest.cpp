@@ -55,7 +55,7 @@ FileReport orderingReport(const std::string &Path) {
   return R;
 }
 
-json writeSarif(const std::vector<FileReport> &Reports, const RunSummary &S,
+json writeSarif(const std::vector<FileReport> &Reports, const CheckSummary &S,
                 const std::string &DocsUrl = "https://example.org/d/c.md") {
   std::ostringstream OS;
   WriterOptions WO;
@@ -90,7 +90,7 @@ fs::path freshDir(const std::string &Name) {
 } // namespace
 
 TEST(Sarif, HelpUriIsAbsoluteAndKeepsTheAnchor) {
-  RunSummary S;
+  CheckSummary S;
   json J = writeSarif({}, S);
   const json &Rule = J["runs"][0]["tool"]["driver"]["rules"][0];
   EXPECT_EQ(Rule["helpUri"], "https://example.org/d/c.md#ord-001");
@@ -107,7 +107,7 @@ TEST(Sarif, DefaultDocsUrlIsThisTreesCheckersMd) {
   std::string U = defaultDocsUrl();
   EXPECT_EQ(U, "file://" + std::string(PKB_SOURCE_DIR) + "/docs/checkers.md");
   EXPECT_TRUE(fs::exists(std::string(PKB_SOURCE_DIR) + "/docs/checkers.md"));
-  RunSummary S;
+  CheckSummary S;
   json J = writeSarif({}, S, "");
   EXPECT_EQ(J["runs"][0]["tool"]["driver"]["rules"][0]["helpUri"],
             U + "#ord-001");
@@ -133,7 +133,7 @@ TEST(Sarif, DocsUrlFromOptionEnvOrDefault) {
 }
 
 TEST(Sarif, MessageLinksEveryRelatedLocationById) {
-  RunSummary S;
+  CheckSummary S;
   S.Files = 1;
   S.Errors = 1;
   json J = writeSarif({orderingReport("k.cu")}, S);
@@ -167,7 +167,7 @@ TEST(Sarif, MessageLinksEveryRelatedLocationById) {
 }
 
 TEST(Sarif, CodeFlowWalksTheEventsInOrder) {
-  RunSummary S;
+  CheckSummary S;
   json J = writeSarif({orderingReport("k.cu")}, S);
   const json &Res = J["runs"][0]["results"][0];
   ASSERT_EQ(Res["codeFlows"].size(), 1u);
@@ -203,7 +203,7 @@ TEST(Sarif, ArtifactUrisArePercentEncoded) {
   EXPECT_EQ(sarifArtifactUri("/tmp/a b/../k.cu"), "file:///tmp/k.cu");
   EXPECT_EQ(sarifArtifactUri("/srv/x y/k.cu"), "file:///srv/x%20y/k.cu");
 
-  RunSummary S;
+  CheckSummary S;
   json J = writeSarif(
       {orderingReport("./my dir/k#2.cu"), orderingReport("/abs path/k.cu")}, S);
   const json &Run = J["runs"][0];
@@ -226,7 +226,7 @@ TEST(Sarif, ToolErrorsAreNotificationsAndFailTheExecution) {
   Bad.Status = "input-error";
   Bad.Diags.push_back({"parse-error", Severity::Error,
                        SourceLoc{"bad.cu", 3, 1}, "expected ';' [x]"});
-  RunSummary S;
+  CheckSummary S;
   S.Files = 1;
   S.InputErrors = 1;
   json J = writeSarif({Bad}, S);
@@ -240,14 +240,14 @@ TEST(Sarif, ToolErrorsAreNotificationsAndFailTheExecution) {
   EXPECT_EQ(N[0]["message"]["text"], "expected ';' \\[x\\]");
   EXPECT_EQ(J["runs"][0]["results"].size(), 0u);
 
-  RunSummary Ok;
+  CheckSummary Ok;
   Ok.Files = 1;
   json J2 = writeSarif({orderingReport("k.cu")}, Ok);
   EXPECT_EQ(J2["runs"][0]["invocations"][0]["executionSuccessful"], true);
 }
 
 TEST(Sarif, InterruptedRunIsValidAndUnsuccessful) {
-  RunSummary S;
+  CheckSummary S;
   S.Files = 1;
   S.Planned = 5;
   S.Errors = 1;
@@ -269,7 +269,7 @@ TEST(Sarif, InterruptedRunIsValidAndUnsuccessful) {
 }
 
 TEST(Output, JsonAndTextSayInterrupted) {
-  RunSummary S;
+  CheckSummary S;
   S.Files = 2;
   S.Planned = 9;
   S.Interrupted = SIGTERM;

@@ -50,7 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   if (!W)
     std::abort();
   W->begin();
-  RunSummary S;
+  CheckSummary S;
   unsigned Files = P.ConsumeIntegralInRange<unsigned>(0, 3);
   for (unsigned F = 0; F < Files; ++F) {
     FileReport R;
