@@ -64,6 +64,10 @@ bool anyVar(const ExprRef &E,
 bool isThreadVarying(const ExprRef &E);
 /// Splits a guard conjunction (LAnd nodes) into conjuncts.
 void splitConj(const ExprRef &E, std::vector<ExprRef> &Out);
+/// The value of a constant expression, if \p E is one.
+std::optional<int64_t> constOf(const ExprRef &E);
+/// True if \p S begins with \p P.
+bool startsWith(const std::string &S, const char *P);
 
 //===----------------------------------------------------------------------===//
 // Query outcomes.

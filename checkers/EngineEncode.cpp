@@ -1,0 +1,391 @@
+//===- EngineEncode.cpp - Expr to Z3 encoding -----------------------------===//
+//
+// Part of the checker engine (Engine.h); see docs/checkers.md ("Method").
+//
+//===----------------------------------------------------------------------===//
+#include "Engine.h"
+
+#include <algorithm>
+
+namespace pkb::chk {
+
+//===----------------------------------------------------------------------===//
+// Analysis: encoding.
+//===----------------------------------------------------------------------===//
+
+static bool isSharedName(const std::string &N) {
+  return startsWith(N, "bdim.") || startsWith(N, "gdim.") ||
+         N == "world_size" || startsWith(N, "param:") || N == "epoch" ||
+         N == "call" || startsWith(N, "host:");
+}
+
+z3::expr Analysis::var(const std::string &Name, int A) {
+  std::string N = Name;
+  // Parameters with rank / world-size roles are the coordinates themselves.
+  if (startsWith(N, "param:")) {
+    if (const Param *P = K.findParam(N.substr(6))) {
+      if (P->Role == ParamRole::Rank)
+        N = "rank";
+      else if (P->Role == ParamRole::WorldSize)
+        N = "world_size";
+    }
+  }
+  std::string Key = isSharedName(N) || A == 0 ? N : N + "#" + std::to_string(A);
+  auto It = Vars.find(Key);
+  if (It != Vars.end())
+    return It->second;
+  z3::expr V = Z.int_const(Key.c_str());
+  Vars.emplace(Key, V);
+  if (startsWith(N, "param:"))
+    ParamVars.insert(Key);
+  return V;
+}
+
+z3::expr Analysis::toInt(const ExprRef &E, int A) { return tr(E, A); }
+
+std::vector<z3::expr> Analysis::agentVars(int A) const {
+  std::vector<z3::expr> R;
+  std::string Suffix = "#" + std::to_string(A);
+  for (const auto &[Key, V] : Vars)
+    if (Key.size() > Suffix.size() &&
+        Key.compare(Key.size() - Suffix.size(), Suffix.size(), Suffix) == 0)
+      R.push_back(V);
+  return R;
+}
+
+z3::expr Analysis::toBool(const ExprRef &E, int A) { return trBool(E, A); }
+
+static z3::expr boolToInt(const z3::expr &B) {
+  z3::context &C = B.ctx();
+  return z3::ite(B, C.int_val(1), C.int_val(0));
+}
+
+// C truncating division and remainder.
+static z3::expr cDiv(const z3::expr &X, const z3::expr &Y) {
+  z3::expr Q = X / Y; // Euclidean in Z3
+  z3::expr AbsX = z3::ite(X >= 0, X, -X);
+  z3::expr AbsY = z3::ite(Y >= 0, Y, -Y);
+  z3::expr QA = AbsX / AbsY;
+  z3::expr SameSign = (X >= 0) == (Y >= 0);
+  return z3::ite(X >= 0 && Y > 0, Q, z3::ite(SameSign, QA, -QA));
+}
+
+z3::expr Analysis::tr(const ExprRef &E, int A) {
+  if (!E) {
+    Approx = true;
+    static unsigned Fresh = 0;
+    return Z.int_const(("unknown!" + std::to_string(Fresh++)).c_str());
+  }
+  auto Op = [&](size_t I) { return tr(E->Ops[I], A); };
+  auto BitVec = [&](const z3::expr &X) { return z3::int2bv(64, X); };
+  auto FromBV = [&](const z3::expr &X) { return z3::bv2int(X, true); };
+  switch (E->Op) {
+  case ExprOp::Const:
+    return Z.int_val(E->Value);
+  case ExprOp::Var: {
+    const std::string &N = E->Name;
+    if (startsWith(N, "local:") ||
+        !(startsWith(N, "tid.") || startsWith(N, "bid.") ||
+          startsWith(N, "bdim.") || startsWith(N, "gdim.") || N == "lane" ||
+          N == "rank" || N == "world_size" || startsWith(N, "param:") ||
+          startsWith(N, "loop:") || N == "epoch" || N == "call" ||
+          N == "polled"))
+      Approx = true;
+    if (startsWith(N, "local:")) {
+      // A local declared on a loop header (e.g. `for (w = bdim / 2; w > 0;
+      // w >>= 1)`) is treated as uniform per iteration: a function of the
+      // loop's iteration counter shared by all agents.
+      size_t At = N.rfind('@');
+      unsigned Line =
+          At == std::string::npos ? 0 : unsigned(std::atoi(N.c_str() + At + 1));
+      for (const Loop &L : K.Loops)
+        if (Line && L.Loc.Line == Line) {
+          z3::func_decl F =
+              Z.function(("uniform:" + N).c_str(), Z.int_sort(), Z.int_sort());
+          return F(iterVar(L.Id, A));
+        }
+    }
+    return var(N, A);
+  }
+  case ExprOp::Opaque:
+    Approx = true;
+    return var("opaque:" + E->Name, A);
+  case ExprOp::Add:
+    return Op(0) + Op(1);
+  case ExprOp::Sub:
+    return Op(0) - Op(1);
+  case ExprOp::Mul:
+    return Op(0) * Op(1);
+  case ExprOp::Div: {
+    z3::expr Y = Op(1);
+    return z3::ite(Y == 0, Z.int_val(0), cDiv(Op(0), Y));
+  }
+  case ExprOp::Rem: {
+    z3::expr X = Op(0), Y = Op(1);
+    return z3::ite(Y == 0, Z.int_val(0), X - Y * cDiv(X, Y));
+  }
+  case ExprOp::Shl: {
+    if (auto C = constOf(E->Ops[1]); C && *C >= 0 && *C < 62)
+      return Op(0) * Z.int_val(int64_t(1) << *C);
+    // A variable shift amount: a case split over the amounts keeps the
+    // term in linear integer arithmetic (int2bv/bv2int terms are very
+    // expensive for Z3); amounts outside [0, 62) shift every bit out.
+    z3::expr X = Op(0), Y = Op(1);
+    z3::expr R = Z.int_val(0);
+    for (int64_t K2 = 61; K2 >= 0; --K2)
+      R = z3::ite(Y == Z.int_val(K2), X * Z.int_val(int64_t(1) << K2), R);
+    return R;
+  }
+  case ExprOp::Shr: {
+    if (auto C = constOf(E->Ops[1]); C && *C >= 0 && *C < 62)
+      return Op(0) / Z.int_val(int64_t(1) << *C); // floor = arithmetic shift
+    // As for Shl: floor division per amount; past 62 only the sign remains.
+    z3::expr X = Op(0), Y = Op(1);
+    z3::expr R = z3::ite(X < 0, Z.int_val(-1), Z.int_val(0));
+    for (int64_t K2 = 61; K2 >= 0; --K2)
+      R = z3::ite(Y == Z.int_val(K2), X / Z.int_val(int64_t(1) << K2), R);
+    return R;
+  }
+  case ExprOp::And: {
+    for (int S = 0; S < 2; ++S)
+      if (auto C = constOf(E->Ops[S]); C && *C > 0 && ((*C + 1) & *C) == 0)
+        return z3::mod(Op(1 - S), Z.int_val(*C + 1));
+    // x & ((1 << e) - 1) == x mod 2^e, for every amount e in [0, 62).
+    for (int S = 0; S < 2; ++S) {
+      const ExprRef &M = E->Ops[S];
+      if (M && M->Op == ExprOp::Sub && M->Ops.size() == 2 &&
+          constOf(M->Ops[1]) == 1 && M->Ops[0] &&
+          M->Ops[0]->Op == ExprOp::Shl && constOf(M->Ops[0]->Ops[0]) == 1) {
+        z3::expr X = Op(1 - S), Y = tr(M->Ops[0]->Ops[1], A);
+        z3::expr R = X; // the mask is -1 for other amounts (see Shl)
+        for (int64_t K2 = 61; K2 >= 0; --K2)
+          R = z3::ite(Y == Z.int_val(K2),
+                      z3::mod(X, Z.int_val(int64_t(1) << K2)), R);
+        return R;
+      }
+    }
+    // x & ~(1 << e) clears bit e of x.
+    for (int S = 0; S < 2; ++S) {
+      const ExprRef &M = E->Ops[S];
+      if (M && M->Op == ExprOp::Not && M->Ops.size() == 1 && M->Ops[0] &&
+          M->Ops[0]->Op == ExprOp::Shl && constOf(M->Ops[0]->Ops[0]) == 1) {
+        z3::expr X = Op(1 - S), Y = tr(M->Ops[0]->Ops[1], A);
+        z3::expr R = X;
+        for (int64_t K2 = 61; K2 >= 0; --K2) {
+          z3::expr P = Z.int_val(int64_t(1) << K2);
+          R = z3::ite(
+              Y == Z.int_val(K2),
+              X - z3::ite(z3::mod(X / P, Z.int_val(2)) == 1, P, Z.int_val(0)),
+              R);
+        }
+        return R;
+      }
+    }
+    return FromBV(BitVec(Op(0)) & BitVec(Op(1)));
+  }
+  case ExprOp::Or:
+    return FromBV(BitVec(Op(0)) | BitVec(Op(1)));
+  case ExprOp::Xor:
+    return FromBV(BitVec(Op(0)) ^ BitVec(Op(1)));
+  case ExprOp::Min: {
+    z3::expr X = Op(0), Y = Op(1);
+    return z3::ite(X <= Y, X, Y);
+  }
+  case ExprOp::Max: {
+    z3::expr X = Op(0), Y = Op(1);
+    return z3::ite(X >= Y, X, Y);
+  }
+  case ExprOp::Neg:
+    return -Op(0);
+  case ExprOp::Not:
+    return -Op(0) - 1;
+  case ExprOp::Select:
+    return z3::ite(trBool(E->Ops[0], A), Op(1), Op(2));
+  case ExprOp::LNot:
+  case ExprOp::LAnd:
+  case ExprOp::LOr:
+  case ExprOp::Eq:
+  case ExprOp::Ne:
+  case ExprOp::Lt:
+  case ExprOp::Le:
+  case ExprOp::Gt:
+  case ExprOp::Ge:
+    return boolToInt(trBool(E, A));
+  }
+  Approx = true;
+  return var("opaque:?", A);
+}
+
+z3::expr Analysis::trBool(const ExprRef &E, int A) {
+  if (!E) {
+    Approx = true;
+    static unsigned Fresh = 0;
+    return Z.bool_const(("unknownb!" + std::to_string(Fresh++)).c_str());
+  }
+  auto Op = [&](size_t I) { return tr(E->Ops[I], A); };
+  switch (E->Op) {
+  case ExprOp::LNot:
+    return !trBool(E->Ops[0], A);
+  case ExprOp::LAnd:
+    return trBool(E->Ops[0], A) && trBool(E->Ops[1], A);
+  case ExprOp::LOr:
+    return trBool(E->Ops[0], A) || trBool(E->Ops[1], A);
+  case ExprOp::Eq:
+    return Op(0) == Op(1);
+  case ExprOp::Ne:
+    return Op(0) != Op(1);
+  case ExprOp::Lt:
+    return Op(0) < Op(1);
+  case ExprOp::Le:
+    return Op(0) <= Op(1);
+  case ExprOp::Gt:
+    return Op(0) > Op(1);
+  case ExprOp::Ge:
+    return Op(0) >= Op(1);
+  case ExprOp::Const:
+    return Z.bool_val(E->Value != 0);
+  default:
+    return tr(E, A) != 0;
+  }
+}
+
+z3::expr Analysis::agentRange(int A) {
+  z3::expr R = Z.bool_val(true);
+  const char *Dims[3] = {"x", "y", "z"};
+  for (const char *D : Dims) {
+    z3::expr T = var(std::string("tid.") + D, A);
+    z3::expr Bk = var(std::string("bid.") + D, A);
+    R = R && T >= 0 && T < var(std::string("bdim.") + D, A) && Bk >= 0 &&
+        Bk < var(std::string("gdim.") + D, A);
+  }
+  z3::expr Rk = rank(A);
+  R = R && Rk >= 0 && Rk < var("world_size", A);
+  R = R && var("lane", A) == z3::mod(var("tid.x", A), Z.int_val(32));
+  return R;
+}
+
+z3::expr Analysis::sameBlock(int A, int B) {
+  return var("bid.x", A) == var("bid.x", B) &&
+         var("bid.y", A) == var("bid.y", B) &&
+         var("bid.z", A) == var("bid.z", B);
+}
+
+z3::expr Analysis::sameThread(int A, int B) {
+  return var("tid.x", A) == var("tid.x", B) &&
+         var("tid.y", A) == var("tid.y", B) &&
+         var("tid.z", A) == var("tid.z", B);
+}
+
+z3::expr Analysis::loopDef(unsigned Id, int A) {
+  const Loop *L = K.findLoop(Id);
+  z3::expr V = var("loop:" + std::to_string(Id), A);
+  z3::expr N = iterVar(Id, A);
+  z3::expr R = N >= 0;
+  if (!L) {
+    Approx = true;
+    return R;
+  }
+  if (L->Init && L->Step) {
+    z3::expr S = tr(L->Step, A);
+    R = R && S > 0 &&
+        (L->Ascending ? V == tr(L->Init, A) + N * S
+                      : V == tr(L->Init, A) - N * S);
+    // Grid-/block-stride loops: the start is the thread's offset within
+    // one stride, so the loop variable determines it (v mod S == start).
+    bool Grid = L->Init->mentions("tid.x") && L->Step->mentions("bdim.x") &&
+                (L->Init->mentions("bid.x") == L->Step->mentions("gdim.x"));
+    if (Grid && L->Ascending)
+      R = R && z3::mod(V, S) == tr(L->Init, A) && V / S == N;
+  } else if (L->Init) {
+    R = R && (L->Ascending ? V >= tr(L->Init, A) : V <= tr(L->Init, A));
+  }
+  return R;
+}
+
+z3::expr Analysis::loopBound(unsigned Id, int A) {
+  const Loop *L = K.findLoop(Id);
+  if (!L || !L->Bound)
+    return Z.bool_val(true);
+  z3::expr V = var("loop:" + std::to_string(Id), A);
+  return L->Ascending ? V < tr(L->Bound, A) : V > tr(L->Bound, A);
+}
+
+z3::expr Analysis::loopCons(unsigned Id, int A) {
+  return loopDef(Id, A) && loopBound(Id, A);
+}
+
+z3::expr Analysis::exec(size_t I, int A) {
+  const Event &E = ev(I);
+  z3::expr R = agentRange(A);
+  for (const ExprRef &G : E.Guard)
+    R = R && trBool(G, A);
+  for (unsigned L : E.Loops)
+    R = R && loopCons(L, A);
+  return R;
+}
+
+z3::expr Analysis::guardOf(size_t I, int A) {
+  z3::expr R = Z.bool_val(true);
+  for (const ExprRef &G : ev(I).Guard)
+    R = R && trBool(G, A);
+  return R;
+}
+
+z3::expr Analysis::blockGuard(size_t I, int A) {
+  const Event &E = ev(I);
+  z3::expr R = agentRange(A);
+  for (const ExprRef &G : E.Guard) {
+    std::vector<ExprRef> Cs;
+    splitConj(G, Cs);
+    for (const ExprRef &C : Cs)
+      if (!isThreadVarying(C))
+        R = R && trBool(C, A);
+  }
+  return R;
+}
+
+unsigned Analysis::unitOf(size_t I) const {
+  const Event &E = ev(I);
+  if (E.Width)
+    return E.Width;
+  if (const Param *P = paramOf(E.Addr.Base))
+    if (P->ElemBytes)
+      return P->ElemBytes;
+  return 1;
+}
+
+Analysis::Range Analysis::range(size_t I, int A) {
+  const Event &E = ev(I);
+  z3::expr Owner = Z.int_val(0);
+  if (isShared(I) || E.Addr.Space == AddrSpace::Multicast)
+    Owner = Z.int_val(0);
+  else if (E.Addr.Peer)
+    Owner = tr(E.Addr.Peer, A);
+  else
+    Owner = rank(A);
+  unsigned U = unitOf(I);
+  z3::expr Lo =
+      E.Addr.Index ? tr(E.Addr.Index, A) * Z.int_val(U) : tr(nullptr, A);
+  if (E.Addr.ByteOffset)
+    Lo = Lo + tr(E.Addr.ByteOffset, A);
+  z3::expr Hi = Lo + Z.int_val(std::max(1u, E.Width));
+  return {Owner, Lo, Hi};
+}
+
+z3::expr Analysis::conflict(size_t I, int A, size_t J, int B) {
+  const Event &E1 = ev(I), &E2 = ev(J);
+  if (E1.Addr.Base.empty() || E1.Addr.Base != E2.Addr.Base)
+    return Z.bool_val(false);
+  if (isShared(I) != isShared(J))
+    return Z.bool_val(false);
+  Range R1 = range(I, A), R2 = range(J, B);
+  // Accesses before the start of a buffer are out of bounds (another bug);
+  // conflicts are looked for among in-bounds offsets only.
+  z3::expr C = R1.Owner == R2.Owner && R1.Lo < R2.Hi && R2.Lo < R1.Hi &&
+               R1.Lo >= 0 && R2.Lo >= 0;
+  if (isShared(I))
+    C = C && sameRank(A, B) && sameBlock(A, B);
+  return C;
+}
+
+} // namespace pkb::chk

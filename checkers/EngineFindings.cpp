@@ -1,0 +1,79 @@
+//===- EngineFindings.cpp - Finding builder -------------------------------===//
+//
+// Part of the checker engine (Engine.h); see docs/checkers.md ("Method").
+//
+//===----------------------------------------------------------------------===//
+#include "Engine.h"
+
+namespace pkb::chk {
+
+std::string describe(const Event &E) {
+  std::string S = toString(E.Kind);
+  if (isMemEvent(E)) {
+    S += " " + E.Addr.Base;
+    if (E.Addr.Peer)
+      S += "[" + E.Addr.Peer->str() + "]";
+    S += "[" + (E.Addr.Index ? E.Addr.Index->str() : std::string("?")) + "]";
+  }
+  if (!E.Text.empty())
+    S += " (" + E.Text + ")";
+  return S;
+}
+//===----------------------------------------------------------------------===//
+// Findings.
+//===----------------------------------------------------------------------===//
+
+Finding makeFinding(const std::string &Id, const KernelModel &K,
+                    const SourceLoc &Loc, const std::string &Msg,
+                    const std::string &Fix) {
+  Finding F;
+  F.CheckId = Id;
+  F.Sev = Severity::Error;
+  F.Kernel = K.Name;
+  F.Loc = Loc;
+  F.Message = Msg;
+  F.FixHint = Fix;
+  return F;
+}
+
+void relate(Finding &F, const std::string &Role, const Event &E) {
+  F.Related.push_back({Role, E.Loc, describe(E)});
+}
+
+void applyOutcome(Finding &F, const Outcome &R) {
+  for (const auto &[K, V] : R.Witness)
+    F.Witness[K] = V;
+  if (R.Approx || R.unknown())
+    F.Sev = Severity::Warning;
+}
+
+void emit(std::vector<Finding> &Out, Finding F) {
+  for (const Finding &G : Out)
+    if (G.CheckId == F.CheckId && G.Kernel == F.Kernel &&
+        G.Loc.Line == F.Loc.Line && G.Loc.File == F.Loc.File)
+      return;
+  Out.push_back(std::move(F));
+}
+
+void emitUnknown(const std::string &Id, const KernelModel &K, const Event &E,
+                 const std::string &What, const Outcome &R,
+                 std::vector<Finding> &Out, std::vector<Diagnostic> &Diags) {
+  Diagnostic D;
+  D.Code = "solver-unknown";
+  D.Sev = Severity::Note;
+  D.Loc = E.Loc;
+  D.Message = Id + ": could not decide " + What + " in kernel '" + K.Name +
+              "' within the solver limit" +
+              (R.Reason.empty() ? "" : " (" + R.Reason + ")");
+  Diags.push_back(D);
+  Finding F = makeFinding(Id, K, E.Loc,
+                          "could not be discharged: " + What +
+                              " (solver returned unknown)",
+                          "simplify the index arithmetic or raise "
+                          "--solver-timeout");
+  F.Sev = Severity::Warning;
+  relate(F, "event", E);
+  emit(Out, std::move(F));
+}
+
+} // namespace pkb::chk

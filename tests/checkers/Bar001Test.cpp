@@ -1,0 +1,54 @@
+//===- Bar001Test.cpp - BAR-001 on hand-built models ----------------------===//
+//
+// BAR-001: a bad model that must produce exactly this finding (line,
+// severity, witness where meaningful) and nothing else, and a good model
+// that produces none.
+//
+//===----------------------------------------------------------------------===//
+#include "CheckerTestUtil.h"
+
+using namespace pkb;
+using namespace pkb::cktest;
+
+namespace {
+
+TEST(Checkers, Bar001DivergentSyncthreads) {
+  KB K("divergent");
+  K.stdParams().launch(4, 256);
+  K.param("tile", ParamRole::Unknown);
+  K.K.SharedVars.push_back({"tile", 4});
+  K.when(lt(gtid(), v("param:n")));
+  K.store(10, addr("tile", nullptr, tid(), AddrSpace::Shared));
+  K.sync(11);
+  K.load(12, addr("tile", nullptr, c(255) - tid(), AddrSpace::Shared));
+  K.end();
+  auto F = runAll(K.module());
+  EXPECT_EQ(keys(F), (std::set<Key>{{11, "BAR-001"}})) << dump(F);
+  const Finding *X = find(F, "BAR-001");
+  ASSERT_TRUE(X);
+  EXPECT_EQ(X->Witness.at("b1"), X->Witness.at("b2"));
+  // Uniform guard: fine.
+  KB G("uniform");
+  G.stdParams().launch(4, 256);
+  G.K.SharedVars.push_back({"tile", 4});
+  G.when(lt(c(0), v("param:n")));
+  G.store(10, addr("tile", nullptr, tid(), AddrSpace::Shared));
+  G.sync(11);
+  G.load(12, addr("tile", nullptr, c(255) - tid(), AddrSpace::Shared));
+  G.end();
+  auto FG = runAll(G.module());
+  EXPECT_TRUE(FG.empty()) << dump(FG);
+}
+
+TEST(Checkers, Bar001EarlyReturn) {
+  KB K("early_return");
+  K.stdParams().launch(4, 256);
+  K.when(ge(tid(), c(128)));
+  K.add(EventKind::Return, 9);
+  K.end();
+  K.sync(11);
+  auto F = runAll(K.module());
+  EXPECT_EQ(keys(F), (std::set<Key>{{11, "BAR-001"}})) << dump(F);
+}
+
+} // namespace

@@ -1,0 +1,41 @@
+//===- EngineTestUtil.h - Helpers of the engine unit tests ------*- C++ -*-===//
+//
+// An Analysis over a hand-built kernel (tests/checkers/ModelDsl.h) that owns
+// its module and options, for the unit tests of the engine files.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PKB_TESTS_CHECKERS_ENGINETESTUTIL_H
+#define PKB_TESTS_CHECKERS_ENGINETESTUTIL_H
+
+#include "Engine.h"
+#include "ModelDsl.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+namespace pkb::cktest {
+
+/// Owns the module and options an Analysis refers to.
+struct Fixture {
+  ModuleModel M;
+  CheckOptions O;
+  std::unique_ptr<chk::Analysis> A;
+
+  explicit Fixture(dsl::KB &K, CheckOptions Opts = {})
+      : M(K.module()), O(std::move(Opts)),
+        A(std::make_unique<chk::Analysis>(M, M.Kernels[0], O)) {}
+  chk::Analysis &operator*() { return *A; }
+  chk::Analysis *operator->() { return A.get(); }
+};
+
+/// Decides \p F alone (no world-size or launch case split, no budget).
+inline z3::check_result check(chk::Analysis &A, const z3::expr &F) {
+  z3::solver S(A.Z);
+  S.add(F);
+  return S.check();
+}
+
+} // namespace pkb::cktest
+
+#endif // PKB_TESTS_CHECKERS_ENGINETESTUTIL_H

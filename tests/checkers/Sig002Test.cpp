@@ -1,0 +1,50 @@
+//===- Sig002Test.cpp - SIG-002 on hand-built models ----------------------===//
+//
+// SIG-002: a bad model that must produce exactly this finding (line,
+// severity, witness where meaningful) and nothing else, and a good model
+// that produces none.
+//
+//===----------------------------------------------------------------------===//
+#include "CheckerTestUtil.h"
+
+using namespace pkb;
+using namespace pkb::cktest;
+
+namespace {
+
+TEST(Checkers, Sig002FixedFlagValue) {
+  KB K("fixed_flag");
+  K.stdParams().launch(1, 256);
+  K.sync(20);
+  K.when(lt(tid(), W()));
+  K.mem(EventKind::Store, 21, addr("pads", tid(), rank()), 4, MemOrder::Release,
+        Scope::System, c(1));
+  K.spin(22, addr("pads", rank(), tid()), c(1), MemOrder::Acquire,
+         Scope::System, "==");
+  K.end();
+  K.sync(23);
+  auto F = runAll(K.module());
+  EXPECT_EQ(keys(F), (std::set<Key>{{22, "SIG-002"}})) << dump(F);
+  // With a reset and nothing after it, the reset races the next signal.
+  KB R = K;
+  R.when(lt(tid(), W()));
+  R.mem(EventKind::Store, 24, addr("pads", rank(), tid()), 4, MemOrder::Relaxed,
+        Scope::System, c(0));
+  R.end();
+  auto FR = runAll(R.module());
+  EXPECT_EQ(keys(FR), (std::set<Key>{{22, "SIG-002"}})) << dump(FR);
+  // An epoch makes it correct.
+  KB G("epoch_flag");
+  G.stdParams().launch(1, 256);
+  G.sync(20);
+  G.when(lt(tid(), W()));
+  G.mem(EventKind::Store, 21, addr("pads", tid(), rank()), 4, MemOrder::Release,
+        Scope::System, v("param:epoch"));
+  G.spin(22, addr("pads", rank(), tid()), v("param:epoch"));
+  G.end();
+  G.sync(23);
+  auto FG = runAll(G.module());
+  EXPECT_TRUE(FG.empty()) << dump(FG);
+}
+
+} // namespace
