@@ -23,9 +23,8 @@ public:
     for (size_t I = 0; I < A.size(); ++I) {
       const Event &E = A.ev(I);
       const Param *P = A.paramOf(E.Addr.Base);
-      bool Mc = E.Addr.Space == AddrSpace::Multicast ||
-                E.Text.rfind("multimem", 0) == 0 ||
-                (P && P->Role == ParamRole::Multicast && isMemEvent(E));
+      bool Mc = isMemEvent(E) && (E.Addr.Space == AddrSpace::Multicast ||
+                                  (P && P->Role == ParamRole::Multicast));
       if (!Mc)
         continue;
       std::string Base = E.Addr.Base;

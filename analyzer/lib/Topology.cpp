@@ -53,8 +53,9 @@ bool resolveTopology(const std::string &Spec, Topology &Out,
       Line += Text[I] == '\n';
     Error = Spec + ":" + std::to_string(Line) + ": invalid JSON: " + E.what();
   } catch (const nlohmann::json::exception &E) {
-    Error = Spec + ":1: topology needs \"name\" (string), \"gpus\" (integer) "
-                   "and \"multicast\" (boolean): " +
+    Error = Spec +
+            ":1: topology needs \"name\" (string), \"gpus\" (integer) "
+            "and \"multicast\" (boolean): " +
             E.what();
   }
   return false;
