@@ -21,6 +21,10 @@ bool resolveTopology(const std::string &Spec, Topology &Out,
       {"h200x8-nvswitch", 8, true},
       {"generic", 8, false},
   };
+  if (Spec.empty()) {
+    Out = Topology{};
+    return true;
+  }
   for (const Builtin &B : Builtins)
     if (Spec == B.Name) {
       Out = Topology{B.Name, B.Gpus, B.Multicast};
