@@ -34,7 +34,7 @@ public:
     const Event &W = A.ev(Wt);
     z3::expr M = A.exec(S, Sa) && A.conflict(S, Sa, Wt, 1);
     bool Counter =
-        isRmwEvent(Sig) && Sig.AtomicOp != "exch" && Sig.AtomicOp != "cas";
+        isRmwEvent(Sig) && Sig.Rmw != RmwOp::Exch && Sig.Rmw != RmwOp::Cas;
     bool SimpleExit =
         W.ExitCond && W.ExitCond->mentions("polled") &&
         !anyVar(
@@ -88,7 +88,7 @@ public:
   /// True for a wait that exits once the polled counter reaches its Value
   /// (`polled >= V`, `polled > V`).
   static bool isThresholdWait(const Event &W) {
-    return W.Value && (W.CompareOp == ">=" || W.CompareOp == ">") &&
+    return W.Value && (W.Cmp == CmpOp::Ge || W.Cmp == CmpOp::Gt) &&
            !W.Value->hasOpaque() && W.ExitCond;
   }
 
@@ -158,8 +158,7 @@ public:
         continue;
       size_t Wb = *Next;
       const Event &EB = A.ev(Wb);
-      if (!isThresholdWait(EB) || EB.CompareOp != EA.CompareOp ||
-          !EB.Loops.empty())
+      if (!isThresholdWait(EB) || EB.Cmp != EA.Cmp || !EB.Loops.empty())
         continue;
       // Every signal on the base must be a counter increment outside loops.
       std::vector<size_t> Between;
@@ -168,7 +167,7 @@ public:
         const Event &E = A.ev(S);
         if (E.Addr.Base != EA.Addr.Base)
           continue;
-        AllCounters = AllCounters && isRmwEvent(E) && E.AtomicOp == "add" &&
+        AllCounters = AllCounters && isRmwEvent(E) && E.Rmw == RmwOp::Add &&
                       E.Loops.empty();
         if (S > Wa && S < Wb)
           Between.push_back(S);
@@ -247,7 +246,7 @@ public:
       for (size_t S = 0; S < A.size(); ++S) {
         const Event &E = A.ev(S);
         bool Consume = E.Kind == EventKind::Atomic &&
-                       (E.AtomicOp == "cas" || E.AtomicOp == "exch");
+                       (E.Rmw == RmwOp::Cas || E.Rmw == RmwOp::Exch);
         if ((A.isSignal(S) || Consume) && E.Addr.Base == W.Addr.Base)
           Sigs.push_back(S);
       }

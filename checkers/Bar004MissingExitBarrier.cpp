@@ -10,8 +10,6 @@
 #include "Checks.h"
 #include "Host.h"
 
-#include <cctype>
-
 namespace pkb::chk {
 namespace {
 
@@ -28,7 +26,7 @@ public:
     bool HostBarrier = false;
     for (const HostOp &H : M.HostOps)
       if ((H.Kind == HostOp::Barrier || H.Kind == HostOp::Collective) &&
-          unconditional(M, H))
+          unconditional(H))
         HostBarrier = true;
     if (!HostBarrier)
       for (const KernelModel &K : M.Kernels) {
@@ -39,21 +37,6 @@ public:
         }
       }
     checkHost(M, Opts, Out);
-  }
-
-  /// A scalar parameter that counts calls (`epoch`, `call`, ...): the host
-  /// passes a per-call counter, so call k+1 sees it incremented.
-  static bool isCallCounter(const Param &P) {
-    if (P.Role != ParamRole::Scalar && P.Role != ParamRole::Unknown)
-      return false;
-    std::string N;
-    for (char C : P.Name)
-      N += static_cast<char>(std::tolower(static_cast<unsigned char>(C)));
-    for (const char *K : {"epoch", "call", "call_index", "call_idx", "round",
-                          "generation", "iteration"})
-      if (N == K)
-        return true;
-    return false;
   }
 
   void checkDevice(Analysis &A, std::vector<Finding> &Out,
@@ -74,11 +57,12 @@ public:
           if (S > R || S < W)
             Between.push_back(S);
         A.Approx = false;
-        // The write belongs to the next call: call-counter parameters are
-        // one larger there (double buffering by `epoch & 1` is then seen).
+        // The write belongs to the next call: call-counter parameters
+        // (the Epoch role of enrich()) are one larger there (double
+        // buffering by `epoch & 1` is then seen).
         z3::expr_vector From(A.Z), To(A.Z);
         for (const Param &P : A.K.Params)
-          if (isCallCounter(P)) {
+          if (P.Role == ParamRole::Epoch) {
             z3::expr V = A.var("param:" + P.Name, 1);
             From.push_back(V);
             To.push_back(V + 1);
@@ -144,7 +128,7 @@ public:
         for (size_t B = 0; B < W; ++B)
           if ((Ops[B].Kind == HostOp::Barrier ||
                Ops[B].Kind == HostOp::Collective) &&
-              unconditional(M, Ops[B]))
+              unconditional(Ops[B]))
             Before = true;
         if (Before)
           continue;

@@ -103,7 +103,13 @@ using WitnessSpec = std::vector<std::pair<std::string, z3::expr>>;
 /// Everything a checker needs about one kernel. Constructing it classifies
 /// events (cheap); solver work happens on demand.
 class Analysis {
+  /// A copy of the kernel, enriched, when the caller passed a kernel that
+  /// enrich() has not seen (declared first: K may refer to it).
+  std::unique_ptr<KernelModel> OwnK;
+
 public:
+  /// Classifies \p K from its enrichment facts (pkb/Enrich.h); a kernel
+  /// without them is enriched on a private copy first.
   Analysis(const ModuleModel &M, const KernelModel &K, const CheckOptions &O);
 
   const ModuleModel &M;
@@ -114,7 +120,7 @@ public:
   const Event &ev(size_t I) const { return K.Events[I]; }
   size_t size() const { return K.Events.size(); }
 
-  // --- classification (indices into K.Events) -------------------------
+  // --- classification (indices into K.Events), from K.Facts -------------
   /// Bases used as synchronization flags: polled by a SpinWait or carrying
   /// a SignalPad/SignalPadTable role.
   std::set<std::string> FlagBases;
@@ -123,6 +129,12 @@ public:
   std::set<std::string> SymBases;
   std::vector<size_t> Signals; ///< Writes to flag bases (not shared memory).
   std::vector<size_t> Waits;   ///< SpinWait events.
+  /// Flag bases that other ranks write or read.
+  std::set<std::string> CrossRankFlags;
+  /// Spin waits that are software grid barriers.
+  std::set<size_t> SoftGridBarriers;
+  /// Store index -> load index of each plain read-modify-write.
+  std::map<size_t, size_t> RmwStores;
 
   bool isShared(size_t I) const;
   bool isFlagAccess(size_t I) const;
@@ -141,6 +153,14 @@ public:
   /// A spin-wait on a flag of this GPU that other blocks signal: a software
   /// grid barrier (it orders the blocks' accesses like a grid sync).
   bool isSoftGridBarrier(size_t I) const;
+  /// Store \p S is the write half of a plain read-modify-write (`a[i] +=
+  /// v`), paired with an earlier load by the front end and enrich().
+  bool isRmwStore(size_t S) const { return RmwStores.count(S) != 0; }
+  /// Load \p L and store \p S are the two halves of one plain RMW.
+  bool isRmwPair(size_t L, size_t S) const {
+    auto It = RmwStores.find(S);
+    return It != RmwStores.end() && It->second == L;
+  }
 
   // --- encoding ----------------------------------------------------------
   /// Variable \p Name as seen by agent \p A (agent 0 = shared names only).

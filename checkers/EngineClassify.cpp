@@ -5,30 +5,19 @@
 //===----------------------------------------------------------------------===//
 #include "Engine.h"
 
+#include "pkb/Enrich.h"
+
+#include <algorithm>
+
 namespace pkb::chk {
 
 //===----------------------------------------------------------------------===//
 // Classification helpers.
 //===----------------------------------------------------------------------===//
 
-bool isMemEvent(const Event &E) {
-  switch (E.Kind) {
-  case EventKind::Load:
-  case EventKind::Store:
-  case EventKind::Atomic:
-  case EventKind::Reduction:
-  case EventKind::SpinWait:
-  case EventKind::BulkCopy:
-    return true;
-  default:
-    return false;
-  }
-}
+bool isMemEvent(const Event &E) { return accessesMemory(E.Kind); }
 
-bool isWriteEvent(const Event &E) {
-  return E.Kind == EventKind::Store || E.Kind == EventKind::Atomic ||
-         E.Kind == EventKind::Reduction || E.Kind == EventKind::BulkCopy;
-}
+bool isWriteEvent(const Event &E) { return writesMemory(E.Kind); }
 
 bool isReadEvent(const Event &E) {
   return E.Kind == EventKind::Load || E.Kind == EventKind::Atomic ||
@@ -112,56 +101,44 @@ void splitConj(const ExprRef &E, std::vector<ExprRef> &Out) {
 // Analysis: classification.
 //===----------------------------------------------------------------------===//
 
-Analysis::Analysis(const ModuleModel &M, const KernelModel &K,
+/// \p K itself when enrich() has run on it, else an enriched copy kept in
+/// \p Own (hand-built models that skipped the pass).
+static const KernelModel &enriched(const KernelModel &K,
+                                   std::unique_ptr<KernelModel> &Own) {
+  if (K.Facts.Done)
+    return K;
+  Own = std::make_unique<KernelModel>(K);
+  enrichKernel(*Own);
+  return *Own;
+}
+
+Analysis::Analysis(const ModuleModel &M, const KernelModel &Kernel,
                    const CheckOptions &O)
-    : M(M), K(K), O(O) {
+    : M(M), K(enriched(Kernel, OwnK)), O(O) {
   // docs/checkers.md, "Solver strategy and limits".
   KernelBudget = queryLimit() * KernelBudgetQueries;
-  for (const Event &E : K.Events)
-    if (E.Kind == EventKind::SpinWait && !E.Addr.Base.empty())
-      FlagBases.insert(E.Addr.Base);
-  for (const Param &P : K.Params)
-    if (P.Role == ParamRole::SignalPad || P.Role == ParamRole::SignalPadTable)
-      FlagBases.insert(P.Name);
-  for (const Event &E : K.Events)
-    if (isMemEvent(E) && !E.Addr.Base.empty() &&
-        (E.Addr.Peer || E.Addr.Space == AddrSpace::Peer))
-      if (!FlagBases.count(E.Addr.Base))
-        SymBases.insert(E.Addr.Base);
-  for (const Param &P : K.Params)
-    if (P.Role == ParamRole::PeerTable && !FlagBases.count(P.Name))
-      SymBases.insert(P.Name);
-  for (size_t I = 0; I < K.Events.size(); ++I) {
-    if (isSignal(I))
-      Signals.push_back(I);
-    if (isWait(I))
-      Waits.push_back(I);
+  const KernelFacts &F = K.Facts;
+  FlagBases.insert(F.FlagBases.begin(), F.FlagBases.end());
+  SymBases.insert(F.SymBases.begin(), F.SymBases.end());
+  CrossRankFlags.insert(F.CrossRankFlags.begin(), F.CrossRankFlags.end());
+  SoftGridBarriers.insert(F.SoftGridBarriers.begin(), F.SoftGridBarriers.end());
+  Signals = F.Signals;
+  Waits = F.Waits;
+  for (const RmwPair &P : F.RmwPairs)
+    RmwStores[P.Store] = P.Load;
+  for (size_t I = 0; I < K.Events.size(); ++I)
     for (unsigned L : K.Events[I].Loops) {
       if (!LoopFirst.count(L))
         LoopFirst[L] = I;
       LoopLast[L] = I;
     }
-  }
 }
 
 const Param *Analysis::paramOf(const std::string &Base) const {
-  if (const Param *P = K.findParam(Base))
-    return P;
-  size_t Dot = Base.find('.');
-  if (Dot != std::string::npos)
-    return K.findParam(Base.substr(0, Dot));
-  return nullptr;
+  return K.paramOf(Base);
 }
 
-bool Analysis::isShared(size_t I) const {
-  const Event &E = ev(I);
-  if (E.Addr.Space == AddrSpace::Shared)
-    return true;
-  for (const auto &SV : K.SharedVars)
-    if (SV.first == E.Addr.Base)
-      return true;
-  return false;
-}
+bool Analysis::isShared(size_t I) const { return K.isSharedAccess(ev(I)); }
 
 bool Analysis::isFlagAccess(size_t I) const {
   const Event &E = ev(I);
@@ -169,14 +146,7 @@ bool Analysis::isFlagAccess(size_t I) const {
 }
 
 bool Analysis::isSignal(size_t I) const {
-  const Event &E = ev(I);
-  // A compare-and-swap/exchange with acquire-only order consumes a flag
-  // (the waiting side of a CAS handshake); it does not signal.
-  if (E.Kind == EventKind::Atomic &&
-      (E.AtomicOp == "cas" || E.AtomicOp == "exch") &&
-      E.Order == MemOrder::Acquire)
-    return false;
-  return isWriteEvent(E) && E.Kind != EventKind::BulkCopy && isFlagAccess(I);
+  return std::binary_search(Signals.begin(), Signals.end(), I);
 }
 
 bool Analysis::isData(size_t I) const {
@@ -195,36 +165,11 @@ bool Analysis::isPeerVisible(size_t I) const {
 }
 
 bool Analysis::isCrossRankFlag(const std::string &Base) const {
-  bool LocalWrite = false;
-  for (const Event &E : K.Events) {
-    if (!isMemEvent(E) || E.Addr.Base != Base)
-      continue;
-    if (E.Addr.Peer || E.Addr.Space == AddrSpace::Peer ||
-        E.Addr.Space == AddrSpace::Multicast)
-      return true;
-    if (isWriteEvent(E))
-      LocalWrite = true;
-  }
-  if (const Param *P = paramOf(Base)) {
-    if (P->Role == ParamRole::SignalPadTable ||
-        P->Role == ParamRole::PeerTable || P->Role == ParamRole::Multicast)
-      return true;
-    // This rank's own pad: peers signal it, unless the kernel itself
-    // updates it locally (then it is a counter of this GPU's blocks).
-    if (P->Role == ParamRole::SignalPad)
-      return !LocalWrite;
-  }
-  return false;
+  return CrossRankFlags.count(Base) != 0;
 }
 
 bool Analysis::isSoftGridBarrier(size_t I) const {
-  const Event &E = ev(I);
-  if (E.Kind != EventKind::SpinWait || isCrossRankFlag(E.Addr.Base))
-    return false;
-  for (size_t S : Signals)
-    if (ev(S).Addr.Base == E.Addr.Base)
-      return true;
-  return false;
+  return SoftGridBarriers.count(I) != 0;
 }
 
 bool Analysis::isBlockBarrier(size_t I) const {

@@ -2,15 +2,11 @@
 
 #include "Host.h"
 
+#include <algorithm>
+
 namespace pkb::chk {
 
-bool unconditional(const ModuleModel &M, const HostOp &Op) {
-  unsigned MinCol = ~0u;
-  for (const HostOp &H : M.HostOps)
-    if (H.Loc.Col)
-      MinCol = std::min(MinCol, H.Loc.Col);
-  return MinCol == ~0u || Op.Loc.Col <= MinCol;
-}
+bool unconditional(const HostOp &Op) { return Op.Depth == 0; }
 
 bool isSymmWrite(const ModuleModel &M, const HostOp &Op) {
   if (Op.Kind != HostOp::SymmWrite)
@@ -29,7 +25,7 @@ bool barrierBetween(const ModuleModel &M, size_t From, size_t To) {
   for (size_t I = From + 1; I < To && I < M.HostOps.size(); ++I) {
     const HostOp &H = M.HostOps[I];
     if ((H.Kind == HostOp::Barrier || H.Kind == HostOp::Collective) &&
-        unconditional(M, H))
+        unconditional(H))
       return true;
   }
   return false;
@@ -37,16 +33,10 @@ bool barrierBetween(const ModuleModel &M, size_t From, size_t To) {
 
 std::vector<const KernelModel *> calledKernels(const ModuleModel &M,
                                                const HostOp &Op) {
-  std::string Name = Op.Callee;
-  size_t Dot = Name.rfind('.');
-  if (Dot != std::string::npos)
-    Name = Name.substr(Dot + 1);
   std::vector<const KernelModel *> R;
   for (const KernelModel &K : M.Kernels)
-    if (!Name.empty() && K.Name.find(Name) != std::string::npos)
-      R.push_back(&K);
-  if (R.empty())
-    for (const KernelModel &K : M.Kernels)
+    if (Op.Kernels.empty() || std::find(Op.Kernels.begin(), Op.Kernels.end(),
+                                        K.Name) != Op.Kernels.end())
       R.push_back(&K);
   return R;
 }

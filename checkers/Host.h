@@ -12,17 +12,17 @@
 
 namespace pkb::chk {
 
-/// True if \p Op runs on every call: it is not indented deeper than the
-/// shallowest operation of the module (inside an `if`/`for`).
-bool unconditional(const ModuleModel &M, const HostOp &Op);
+/// True if \p Op runs on every call: no `if`/`for`/`with` block of the
+/// host code encloses it (HostOp::Depth, from the Python extractor).
+bool unconditional(const HostOp &Op);
 /// True if \p Op writes a symmetric buffer: a SymmWrite whose target was
 /// allocated with symm_mem.empty (when the allocations are visible).
 bool isSymmWrite(const ModuleModel &M, const HostOp &Op);
 /// True if an unconditional cross-rank barrier (hdl.barrier, dist.barrier,
 /// a collective) lies strictly between operation indices \p From and \p To.
 bool barrierBetween(const ModuleModel &M, size_t From, size_t To);
-/// Kernels of \p M that the call \p Op may launch: those whose name
-/// contains the callee's last component, else every kernel.
+/// Kernels of \p M that the call \p Op may launch (HostOp::Kernels from
+/// enrich(); every kernel when the list is empty).
 std::vector<const KernelModel *> calledKernels(const ModuleModel &M,
                                                const HostOp &Op);
 /// True if \p K reads peer memory (through a peer pointer) before its first

@@ -22,7 +22,7 @@ public:
                    std::vector<Diagnostic> &) const override {
     for (size_t W : A.Waits) {
       const Event &E = A.ev(W);
-      if (E.Order != MemOrder::Plain || isRmwEvent(E) || !E.AtomicOp.empty())
+      if (E.Order != MemOrder::Plain || isRmwEvent(E) || E.Rmw != RmwOp::None)
         continue;
       Finding F = makeFinding(
           info().Id, A.K, E.Loc,

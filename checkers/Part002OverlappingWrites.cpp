@@ -22,7 +22,7 @@ public:
     std::vector<size_t> Ws;
     for (size_t I = 0; I < A.size(); ++I)
       if (A.isPeerVisible(I) && isWriteEvent(A.ev(I)) && !isRmwEvent(A.ev(I)) &&
-          !isPlainRmwStore(A, I))
+          !A.isRmwStore(I))
         Ws.push_back(I);
     for (size_t X = 0; X < Ws.size(); ++X)
       for (size_t Y = X; Y < Ws.size(); ++Y) {

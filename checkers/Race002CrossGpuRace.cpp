@@ -34,7 +34,7 @@ public:
           continue;
         if (R == W)
           continue;
-        if (isPlainRmwStore(A, W) && A.ev(R).Loc.Line == A.ev(W).Loc.Line)
+        if (A.isRmwPair(R, W))
           continue; // the RMW itself: RACE-003
         A.Approx = false;
         z3::expr Q = A.exec(W, 1) && A.exec(R, 2) && !A.sameRank(1, 2) &&

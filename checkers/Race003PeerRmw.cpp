@@ -21,7 +21,7 @@ public:
   void checkKernel(Analysis &A, std::vector<Finding> &Out,
                    std::vector<Diagnostic> &Diags) const override {
     for (size_t S = 0; S < A.size(); ++S) {
-      if (!A.isPeerVisible(S) || !isPlainRmwStore(A, S))
+      if (!A.isPeerVisible(S) || !A.isRmwStore(S))
         continue;
       A.Approx = false;
       z3::expr Q =

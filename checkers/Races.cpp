@@ -4,25 +4,6 @@
 
 namespace pkb::chk {
 
-static std::string exprKey(const ExprRef &E) { return E ? E->str() : "?"; }
-
-bool isPlainRmwStore(const Analysis &A, size_t S) {
-  const Event &St = A.ev(S);
-  if (St.Kind != EventKind::Store)
-    return false;
-  for (size_t L = S; L-- > 0;) {
-    const Event &Ld = A.ev(L);
-    if (Ld.Loc.Line + 3 < St.Loc.Line)
-      break;
-    if (Ld.Kind == EventKind::Load && Ld.Addr.Base == St.Addr.Base &&
-        exprKey(Ld.Addr.Peer) == exprKey(St.Addr.Peer) &&
-        exprKey(Ld.Addr.Index) == exprKey(St.Addr.Index) &&
-        exprKey(Ld.Addr.ByteOffset) == exprKey(St.Addr.ByteOffset))
-      return true;
-  }
-  return false;
-}
-
 static std::vector<unsigned> commonLoops(const Event &A, const Event &B) {
   std::vector<unsigned> C;
   for (size_t D = 0; D < A.Loops.size() && D < B.Loops.size(); ++D) {

@@ -10,11 +10,6 @@
 
 namespace pkb::chk {
 
-/// True if store \p S is the write half of a plain read-modify-write: an
-/// earlier load of the same base, peer and index expressions (e.g. `a[i] +=
-/// v` spelled as load then store).
-bool isPlainRmwStore(const Analysis &A, size_t S);
-
 /// Of two racing events I (agent 1) and J (agent 2), the one that comes
 /// later in the witness execution: the one in the later iteration of the
 /// first common loop whose iteration differs, else the textually later one.

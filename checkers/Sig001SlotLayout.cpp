@@ -31,7 +31,7 @@ public:
   bool storeLike(const Event &E) const {
     return E.Kind == EventKind::Store ||
            (E.Kind == EventKind::Atomic &&
-            (E.AtomicOp == "exch" || E.AtomicOp == "cas"));
+            (E.Rmw == RmwOp::Exch || E.Rmw == RmwOp::Cas));
   }
 
   void checkKernel(Analysis &A, std::vector<Finding> &Out,

@@ -41,7 +41,7 @@ public:
       const Event &W = A.ev(Wt);
       if (!A.isCrossRankFlag(W.Addr.Base))
         continue;
-      if (W.AtomicOp == "cas" || W.AtomicOp == "exch")
+      if (W.Rmw == RmwOp::Cas || W.Rmw == RmwOp::Exch)
         continue; // consuming wait: the flag is reset atomically
       ExprRef V = W.Value ? W.Value : W.ExitCond;
       if (!fixedValue(V))

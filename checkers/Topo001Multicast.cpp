@@ -23,9 +23,8 @@ public:
     for (size_t I = 0; I < A.size(); ++I) {
       const Event &E = A.ev(I);
       const Param *P = A.paramOf(E.Addr.Base);
-      bool Mc = E.Addr.Space == AddrSpace::Multicast ||
-                E.Text.rfind("multimem", 0) == 0 ||
-                (P && P->Role == ParamRole::Multicast && isMemEvent(E));
+      bool Mc = isMemEvent(E) && (E.Addr.Space == AddrSpace::Multicast ||
+                                  (P && P->Role == ParamRole::Multicast));
       if (!Mc)
         continue;
       std::string Base = E.Addr.Base;
@@ -41,20 +40,26 @@ public:
           Checked = true;
       if (Checked)
         continue;
-      bool Has = A.O.Target.Multicast;
+      // No machine named: the code needs NVLS; say so, fail nothing.
+      const Topology &T = A.O.Target;
+      std::string What = "multicast access " + describe(E);
+      What += !T.named() ? " needs NVLink SHARP (NVLS); it fails where the "
+                           "multicast pointer is null (no --topology given)"
+              : T.Multicast
+                  ? " does not check that the multicast pointer is non-null"
+                  : " on target '" + T.Name +
+                        "', which has no NVLink multicast (NVLS); the "
+                        "multicast pointer is null there";
       Finding F = makeFinding(
-          info().Id, A.K, E.Loc,
-          Has ? "multicast access " + describe(E) +
-                    " does not check that the multicast pointer is non-null"
-              : "multicast access " + describe(E) + " on target '" +
-                    A.O.Target.Name +
-                    "', which has no NVLink multicast (NVLS); the multicast "
-                    "pointer is null there",
+          info().Id, A.K, E.Loc, What,
           "guard the multimem path with `if (mc_ptr != nullptr)` and fall "
           "back to peer-pointer loads/stores");
-      F.Sev = Has ? Severity::Warning : Severity::Error;
+      F.Sev = !T.named()    ? Severity::Note
+              : T.Multicast ? Severity::Warning
+                            : Severity::Error;
       relate(F, "multicast", E);
-      F.Witness["target"] = A.O.Target.Name;
+      if (T.named())
+        F.Witness["target"] = T.Name;
       emit(Out, std::move(F));
     }
   }

@@ -9,6 +9,7 @@
 
 #ifdef PKB_HAVE_ANALYZER
 #include "pkb/Checker.h"
+#include "pkb/Enrich.h"
 #include "pkb/Frontend.h"
 #endif
 
@@ -102,6 +103,7 @@ static bool buildModule(const std::string &Path, const AnalyzeOptions &Opts,
   }
   if (!AnyParsed)
     InputError = true;
+  enrich(M);
   return AnyParsed;
 }
 #endif

@@ -29,8 +29,8 @@ struct AnalyzeOptions {
   std::vector<std::string> ExtraArgs;  ///< --extra-arg, for every file
   std::shared_ptr<const CompileDb> Db; ///< -p BUILD_DIR, or null
   std::vector<unsigned> WorldSizes = {2, 3, 4, 5, 6, 7, 8};
-  std::string Checks; ///< --checks globs
-  std::string Topology = "h200x2-nvlink";
+  std::string Checks;   ///< --checks globs
+  std::string Topology; ///< "" = no target named (docs/checkers.md)
   unsigned SolverTimeoutMs = 2000;
 };
 

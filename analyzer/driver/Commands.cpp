@@ -101,7 +101,7 @@ struct CheckArgs {
   double Timeout = 120;
   unsigned MaxMemory = 8192;
   std::string Checks;
-  std::string Topology = "h200x2-nvlink";
+  std::string Topology; ///< "" = no target named
   unsigned SolverTimeoutMs = 2000;
   bool Progress = false;
   bool Profile = false; ///< --profile: time per phase and slowest files
@@ -599,11 +599,10 @@ void addAnalyzerCommands(CLI::App &App, int &ExitCode) {
   Check->add_option("--checks", A->Checks,
                     "Comma-separated globs of check IDs; -ID disables "
                     "(e.g. 'ORD-*,-ORD-004')");
-  Check
-      ->add_option("--topology", A->Topology,
-                   "Target: h200x2-nvlink, h100x8-nvswitch, h200x8-nvswitch, "
-                   "generic, or a topology JSON file")
-      ->capture_default_str();
+  Check->add_option("--topology", A->Topology,
+                    "Target: h200x2-nvlink, h100x8-nvswitch, h200x8-nvswitch, "
+                    "generic, or a topology JSON file (default: none; "
+                    "multicast use is then a note)");
   Check
       ->add_option("--solver-timeout", A->SolverTimeoutMs,
                    "Milliseconds per solver query; past it: unknown")

@@ -817,8 +817,16 @@ Val Builder::evalOther(const clang::Expr *E) {
       if (Op != BO_Assign) {
         emitAccess(EventKind::Load, *P, L->getType(), E);
         emitAccess(EventKind::Store, *P, L->getType(), E, nullptr);
+        K.Events.back().RmwStore = true;
       } else {
         emitAccess(EventKind::Store, *P, L->getType(), E, R.E);
+        // `a[i] = a[i] + v`: the right side read the stored lvalue.
+        Event &St = K.Events.back();
+        for (size_t I = static_cast<size_t>(Before); I + 1 < K.Events.size();
+             ++I)
+          if (K.Events[I].Kind == EventKind::Load &&
+              sameAddress(K.Events[I].Addr, St.Addr))
+            St.RmwStore = true;
       }
       return R;
     }
@@ -868,6 +876,7 @@ Val Builder::evalOther(const clang::Expr *E) {
       if (std::optional<PtrVal> P = lvalue(S)) {
         emitAccess(EventKind::Load, *P, S->getType(), E);
         emitAccess(EventKind::Store, *P, S->getType(), E);
+        K.Events.back().RmwStore = true;
       }
       return {Expr::opaque(text(E))};
     }

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FrontendInternal.h"
+#include "pkb/Enrich.h"
 #include "pkb/support/Toolkit.h"
 
 #include "clang/AST/ASTConsumer.h"
@@ -408,6 +409,7 @@ public:
       }
       for (const std::string &N : S.UnitNotes)
         K.Notes.push_back(N);
+      enrichKernel(K);
       S.Result.Module.Kernels.push_back(std::move(K));
     }
   }

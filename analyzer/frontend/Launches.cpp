@@ -15,6 +15,8 @@
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/Lexer.h"
 
+#include <algorithm>
+#include <map>
 #include <set>
 
 namespace pkb::fe {
@@ -38,6 +40,18 @@ public:
     return true;
   }
 
+  /// Tracks the function whose body is being visited (launch callers).
+  bool TraverseDecl(Decl *D) {
+    const auto *FD = dyn_cast_or_null<FunctionDecl>(D);
+    if (!FD || !FD->getIdentifier())
+      return RecursiveASTVisitor::TraverseDecl(D);
+    std::string Saved = std::move(Current);
+    Current = FD->getName().str();
+    bool R = RecursiveASTVisitor::TraverseDecl(D);
+    Current = std::move(Saved);
+    return R;
+  }
+
   bool VisitCallExpr(CallExpr *CE) {
     if (isa<CUDAKernelCallExpr>(CE))
       return true;
@@ -45,6 +59,8 @@ public:
     if (!FD || !FD->getIdentifier())
       return true;
     llvm::StringRef N = FD->getName();
+    if (!Current.empty())
+      CallersOf[N.str()].insert(Current);
     bool Coop = N == "cudaLaunchCooperativeKernel";
     if (Coop || N == "cudaLaunchKernel") {
       if (CE->getNumArgs() >= 3)
@@ -144,13 +160,36 @@ private:
     F.Site.Kernel = kernelName(K);
     F.Site.Cooperative = Coop;
     F.Site.Loc = L;
+    if (!Current.empty())
+      F.Site.HostCallers.push_back(Current);
     dims(Grid, F.Site.GridX, F.Site.GridY, F.Site.GridZ);
     dims(Block, F.Site.BlockX, F.Site.BlockY, F.Site.BlockZ);
     Out.push_back(std::move(F));
   }
 
+public:
+  /// Extends each launch's HostCallers with every function of the unit
+  /// that reaches the enclosing function through direct calls.
+  void closeCallers() {
+    for (FoundLaunch &F : Out) {
+      std::vector<std::string> &C = F.Site.HostCallers;
+      for (size_t I = 0; I < C.size(); ++I) {
+        auto It = CallersOf.find(C[I]);
+        if (It == CallersOf.end())
+          continue;
+        for (const std::string &Caller : It->second)
+          if (std::find(C.begin(), C.end(), Caller) == C.end())
+            C.push_back(Caller);
+      }
+    }
+  }
+
+private:
   ASTContext &Ctx;
   const LocMapper &Map;
+  std::string Current; ///< Name of the function being traversed.
+  /// Callee name -> names of the functions that call it.
+  std::map<std::string, std::set<std::string>> CallersOf;
   std::set<std::tuple<const FunctionDecl *, std::string, unsigned, unsigned>>
       Seen;
 };
@@ -161,6 +200,7 @@ std::vector<FoundLaunch> collectLaunches(ASTContext &Ctx,
                                          const LocMapper &Map) {
   LaunchFinder F(Ctx, Map);
   F.TraverseDecl(Ctx.getTranslationUnitDecl());
+  F.closeCallers();
   return std::move(F.Out);
 }
 

@@ -1,7 +1,7 @@
 //===- Model.cpp - Kernel model helpers -----------------------------------===//
 
-#include "pkb/Diagnostic.h"
 #include "pkb/Model.h"
+#include "pkb/Diagnostic.h"
 
 #include <fmt/format.h>
 
@@ -123,7 +123,8 @@ std::string Expr::str() const {
   case ExprOp::LNot:
     return "!" + operand(Ops.empty() ? nullptr : Ops[0]);
   case ExprOp::Select:
-    return fmt::format("{} ? {} : {}", operand(Ops.size() > 0 ? Ops[0] : nullptr),
+    return fmt::format("{} ? {} : {}",
+                       operand(Ops.size() > 0 ? Ops[0] : nullptr),
                        operand(Ops.size() > 1 ? Ops[1] : nullptr),
                        operand(Ops.size() > 2 ? Ops[2] : nullptr));
   default:
@@ -160,6 +161,22 @@ const Param *KernelModel::findParam(const std::string &N) const {
   return nullptr;
 }
 
+const Param *KernelModel::paramOf(const std::string &Base) const {
+  if (const Param *P = findParam(Base))
+    return P;
+  size_t Dot = Base.find('.');
+  return Dot == std::string::npos ? nullptr : findParam(Base.substr(0, Dot));
+}
+
+bool KernelModel::isSharedAccess(const Event &E) const {
+  if (E.Addr.Space == AddrSpace::Shared)
+    return true;
+  for (const auto &SV : SharedVars)
+    if (SV.first == E.Addr.Base)
+      return true;
+  return false;
+}
+
 const Loop *KernelModel::findLoop(unsigned Id) const {
   for (const Loop &L : Loops)
     if (L.Id == Id)
@@ -189,6 +206,8 @@ const char *toString(ParamRole R) {
     return "context";
   case ParamRole::Scalar:
     return "scalar";
+  case ParamRole::Epoch:
+    return "epoch";
   case ParamRole::Multicast:
     return "multicast";
   }
@@ -293,6 +312,73 @@ const char *toString(BarrierKind K) {
     return "named";
   }
   return "none";
+}
+
+namespace {
+struct RmwName {
+  RmwOp Op;
+  const char *Name;
+};
+constexpr RmwName RmwNames[] = {
+    {RmwOp::Add, "add"},  {RmwOp::Sub, "sub"}, {RmwOp::Exch, "exch"},
+    {RmwOp::Cas, "cas"},  {RmwOp::Min, "min"}, {RmwOp::Max, "max"},
+    {RmwOp::Inc, "inc"},  {RmwOp::Dec, "dec"}, {RmwOp::And, "and"},
+    {RmwOp::Or, "or"},    {RmwOp::Xor, "xor"}, {RmwOp::Other, "other"},
+    {RmwOp::None, "none"}};
+struct CmpName {
+  CmpOp Op;
+  const char *Name;
+};
+constexpr CmpName CmpNames[] = {
+    {CmpOp::Eq, "=="}, {CmpOp::Ne, "!="}, {CmpOp::Lt, "<"}, {CmpOp::Le, "<="},
+    {CmpOp::Gt, ">"},  {CmpOp::Ge, ">="}, {CmpOp::None, ""}};
+} // namespace
+
+bool accessesMemory(EventKind K) {
+  return K == EventKind::Load || K == EventKind::Store ||
+         K == EventKind::Atomic || K == EventKind::Reduction ||
+         K == EventKind::BulkCopy || K == EventKind::SpinWait;
+}
+
+bool writesMemory(EventKind K) {
+  return K == EventKind::Store || K == EventKind::Atomic ||
+         K == EventKind::Reduction || K == EventKind::BulkCopy;
+}
+
+bool sameAddress(const Address &A, const Address &B) {
+  auto Key = [](const ExprRef &E) { return E ? E->str() : std::string("?"); };
+  return A.Base == B.Base && Key(A.Peer) == Key(B.Peer) &&
+         Key(A.Index) == Key(B.Index) && Key(A.ByteOffset) == Key(B.ByteOffset);
+}
+
+const char *toString(RmwOp O) {
+  for (const RmwName &N : RmwNames)
+    if (N.Op == O)
+      return N.Name;
+  return "none";
+}
+
+const char *toString(CmpOp O) {
+  for (const CmpName &N : CmpNames)
+    if (N.Op == O)
+      return N.Name;
+  return "";
+}
+
+RmwOp parseRmwOp(const std::string &S) {
+  if (S.empty())
+    return RmwOp::None;
+  for (const RmwName &N : RmwNames)
+    if (S == N.Name)
+      return N.Op;
+  return RmwOp::Other;
+}
+
+CmpOp parseCmpOp(const std::string &S) {
+  for (const CmpName &N : CmpNames)
+    if (S == N.Name)
+      return N.Op;
+  return CmpOp::None;
 }
 
 const char *toString(HostOp::OpKind K) {

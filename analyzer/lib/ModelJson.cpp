@@ -35,19 +35,13 @@ static json addressJson(const Address &A) {
   return J;
 }
 
-static bool isMemoryEvent(EventKind K) {
-  return K == EventKind::Load || K == EventKind::Store ||
-         K == EventKind::Atomic || K == EventKind::Reduction ||
-         K == EventKind::BulkCopy || K == EventKind::SpinWait;
-}
-
 json toJson(const Event &E) {
   json J{{"kind", toString(E.Kind)}, {"line", E.Loc.Line}, {"col", E.Loc.Col}};
-  if (isMemoryEvent(E.Kind)) {
+  if (accessesMemory(E.Kind)) {
     J["addr"] = addressJson(E.Addr);
     J["width"] = E.Width;
   }
-  if (isMemoryEvent(E.Kind) || E.Kind == EventKind::Fence) {
+  if (accessesMemory(E.Kind) || E.Kind == EventKind::Fence) {
     J["order"] = toString(E.Order);
     J["scope"] = toString(E.Scp);
   }
@@ -75,7 +69,23 @@ json toJson(const Event &E) {
     J["inlined_from"] = E.InlinedFrom;
   if (E.InstLoc.isValid())
     J["inst_line"] = E.InstLoc.Line;
+  if (E.RmwStore)
+    J["rmw_store"] = true;
   return J;
+}
+
+/// The enrichment facts of a kernel (docs/model-schema.md, "Facts").
+static json factsJson(const KernelFacts &F) {
+  json Pairs = json::array();
+  for (const RmwPair &P : F.RmwPairs)
+    Pairs.push_back(json{P.Load, P.Store});
+  return json{{"flag_bases", F.FlagBases},
+              {"sym_bases", F.SymBases},
+              {"cross_rank_flags", F.CrossRankFlags},
+              {"signals", F.Signals},
+              {"waits", F.Waits},
+              {"soft_grid_barriers", F.SoftGridBarriers},
+              {"rmw_pairs", Pairs}};
 }
 
 json toJson(const KernelModel &K) {
@@ -113,12 +123,15 @@ json toJson(const KernelModel &K) {
         json{{"grid", {toJson(S.GridX), toJson(S.GridY), toJson(S.GridZ)}},
              {"block", {toJson(S.BlockX), toJson(S.BlockY), toJson(S.BlockZ)}},
              {"cooperative", S.Cooperative},
-             {"line", S.Loc.Line}});
+             {"line", S.Loc.Line},
+             {"host_callers", S.HostCallers}});
   json J{{"name", K.Name},      {"line", K.Loc.Line}, {"params", Params},
          {"loops", Loops},      {"events", Events},   {"shared", Shared},
          {"launches", Launches}};
   if (!K.Notes.empty())
     J["notes"] = K.Notes;
+  if (K.Facts.Done)
+    J["facts"] = factsJson(K.Facts);
   return J;
 }
 
@@ -131,6 +144,9 @@ json toJson(const HostOp &H) {
     J["target"] = H.Target;
   if (!H.Args.empty())
     J["args"] = H.Args;
+  J["depth"] = H.Depth;
+  if (!H.Kernels.empty())
+    J["kernels"] = H.Kernels;
   return J;
 }
 

@@ -164,9 +164,19 @@ private:
   const FuncDef *findEntry();
   struct WalkCtx {
     Rename Ren;
-    unsigned Depth = 0;
+    unsigned Depth = 0; ///< Helper inlining depth.
     std::vector<std::string> Stack;
+    /// Blocks enclosing the call of the inlined helper (0 in the entry).
+    unsigned Nest = 0;
+    /// Indentation depth of the walked function's body.
+    unsigned BodyDepth = 0;
+    /// Blocks enclosing the statement being walked (HostOp::Depth).
+    unsigned StmtNest = 0;
   };
+  /// Blocks of the walked function that enclose \p S: its logical line's
+  /// indentation below the body, plus one per compound-statement header
+  /// before it on the same line (`if c: op()`).
+  unsigned nestingOf(const Stmt &S, const WalkCtx &Ctx) const;
   void walkStmt(const Stmt &S, WalkCtx &Ctx);
   void onCall(const Chain &C, size_t K, const AssignInfo &A, WalkCtx &Ctx);
   void inlineHelper(const FuncDef &F, const Chain &C, size_t K,
@@ -865,7 +875,20 @@ const FuncDef *PyFile::findEntry() {
   return nullptr;
 }
 
+unsigned PyFile::nestingOf(const Stmt &S, const WalkCtx &Ctx) const {
+  unsigned D = LLines[S.Line].Depth;
+  unsigned N = D > Ctx.BodyDepth ? D - Ctx.BodyDepth : 0;
+  for (size_t SI : LineStmts[S.Line]) {
+    if (&Stmts[SI] == &S)
+      break;
+    if (Stmts[SI].Header)
+      ++N;
+  }
+  return N;
+}
+
 void PyFile::walkStmt(const Stmt &S, WalkCtx &Ctx) {
+  Ctx.StmtNest = Ctx.Nest + nestingOf(S, Ctx);
   const AssignInfo &A = Assigns[static_cast<size_t>(&S - Stmts.data())];
   forEachCall(S.R,
               [&](const Chain &C, size_t K, size_t) { onCall(C, K, A, Ctx); });
@@ -913,6 +936,8 @@ void PyFile::inlineHelper(const FuncDef &F, const Chain &C, size_t K,
                           const AssignInfo &A, bool WholeRhs, WalkCtx &Ctx) {
   WalkCtx Inner;
   Inner.Depth = Ctx.Depth + 1;
+  Inner.Nest = Ctx.StmtNest;
+  Inner.BodyDepth = F.Depth + 1;
   Inner.Stack = Ctx.Stack;
   Inner.Stack.push_back(F.Name);
   // Returned names -> the caller's assignment targets.
@@ -991,6 +1016,7 @@ void PyFile::onCall(const Chain &C, size_t K, const AssignInfo &A,
     Op.Target = std::move(Tgt);
     Op.Args = Args();
     Op.Loc = locOf(ChainStart);
+    Op.Depth = Ctx.StmtNest;
     Ops.push_back(std::move(Op));
   };
   const std::string CalleeText = text({ChainStart, C[K].B}, &Ctx.Ren);
@@ -1085,6 +1111,7 @@ Input PyFile::run() {
     for (const FuncDef *F : Walk) {
       WalkCtx Ctx;
       Ctx.Stack.push_back(F->Name);
+      Ctx.BodyDepth = F->Depth + 1;
       for (const Stmt *S : bodyStatements(*F))
         walkStmt(*S, Ctx);
     }

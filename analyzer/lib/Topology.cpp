@@ -21,6 +21,10 @@ bool resolveTopology(const std::string &Spec, Topology &Out,
       {"h200x8-nvswitch", 8, true},
       {"generic", 8, false},
   };
+  if (Spec.empty()) {
+    Out = Topology{};
+    return true;
+  }
   for (const Builtin &B : Builtins)
     if (Spec == B.Name) {
       Out = Topology{B.Name, B.Gpus, B.Multicast};
@@ -53,8 +57,9 @@ bool resolveTopology(const std::string &Spec, Topology &Out,
       Line += Text[I] == '\n';
     Error = Spec + ":" + std::to_string(Line) + ": invalid JSON: " + E.what();
   } catch (const nlohmann::json::exception &E) {
-    Error = Spec + ":1: topology needs \"name\" (string), \"gpus\" (integer) "
-                   "and \"multicast\" (boolean): " +
+    Error = Spec +
+            ":1: topology needs \"name\" (string), \"gpus\" (integer) "
+            "and \"multicast\" (boolean): " +
             E.what();
   }
   return false;

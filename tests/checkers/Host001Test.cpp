@@ -17,9 +17,9 @@ TEST(Checkers, Host001LaunchWithoutBarrier) {
   EXPECT_EQ(keys(F), (std::set<Key>{{52, "HOST-001"}})) << dump(F);
   auto FG = runAll(hostModule(true));
   EXPECT_TRUE(FG.empty()) << dump(FG);
-  // A barrier inside an `if` (deeper indentation) does not count.
+  // A barrier inside an `if` (nesting depth 1) does not count.
   ModuleModel M = hostModule(true);
-  M.HostOps[1].Loc.Col = 9;
+  M.HostOps[1].Depth = 1;
   auto FC = runAll(M);
   EXPECT_EQ(keys(FC), (std::set<Key>{{52, "HOST-001"}})) << dump(FC);
 }

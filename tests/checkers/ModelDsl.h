@@ -8,6 +8,7 @@
 #define PKB_TESTS_MODELDSL_H
 
 #include "pkb/Checker.h"
+#include "pkb/Enrich.h"
 #include "pkb/Model.h"
 
 #include <string>
@@ -193,10 +194,13 @@ public:
     sync(Line + 3);
   }
 
+  /// The module of this kernel, enriched (pkb/Enrich.h) like the front
+  /// end's models.
   ModuleModel module(std::string File = "test.cu") {
     ModuleModel M;
     M.File = std::move(File);
     M.Kernels.push_back(K);
+    enrich(M);
     return M;
   }
 };

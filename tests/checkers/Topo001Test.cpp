@@ -20,9 +20,21 @@ TEST(Checkers, Topo001MulticastOnTargetWithout) {
   Event &E = K.store(22, addr("mc", nullptr, K.lv(I), AddrSpace::Multicast));
   E.Text = "multimem.st.relaxed.sys.global.f32";
   K.endLoop();
-  auto F = runAll(K.module());
+  // No target named: a note that the code needs NVLS, not an error.
+  auto FN = runAll(K.module());
+  ASSERT_TRUE(find(FN, "TOPO-001")) << dump(FN);
+  EXPECT_EQ(find(FN, "TOPO-001")->Sev, Severity::Note);
+  // A named target without NVLS: an error; with NVLS: a warning.
+  CheckOptions Two, Nvs;
+  std::string Err;
+  ASSERT_TRUE(resolveTopology("h200x2-nvlink", Two.Target, Err));
+  ASSERT_TRUE(resolveTopology("h100x8-nvswitch", Nvs.Target, Err));
+  auto F = runAll(K.module(), Two);
   EXPECT_EQ(keys(F), (std::set<Key>{{22, "TOPO-001"}})) << dump(F);
   EXPECT_EQ(find(F, "TOPO-001")->Sev, Severity::Error);
+  auto FW = runAll(K.module(), Nvs);
+  ASSERT_TRUE(find(FW, "TOPO-001")) << dump(FW);
+  EXPECT_EQ(find(FW, "TOPO-001")->Sev, Severity::Warning);
   // Guarded by a null check: fine.
   KB G("mc_ok");
   G.param("mc", ParamRole::Multicast, 4);
@@ -33,7 +45,7 @@ TEST(Checkers, Topo001MulticastOnTargetWithout) {
   E2.Text = "multimem.st.relaxed.sys.global.f32";
   G.endLoop();
   G.end();
-  EXPECT_TRUE(runAll(G.module()).empty());
+  EXPECT_TRUE(runAll(G.module(), Two).empty());
 }
 
 } // namespace

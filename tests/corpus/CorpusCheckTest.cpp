@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "pkb/Checker.h"
+#include "pkb/Enrich.h"
 #include "pkb/Frontend.h"
 #include "pkb/Ingest.h"
 
@@ -88,7 +89,11 @@ FileResult analyze(const std::string &Path) {
     for (KernelModel &K : R.Module.Kernels)
       M.Kernels.push_back(std::move(K));
   }
+  enrich(M);
+  // The corpus labels TOPO-001 against the two-GPU NVLink machine.
   CheckOptions O;
+  std::string TopoError;
+  resolveTopology("h200x2-nvlink", O.Target, TopoError);
   std::vector<Finding> Out;
   std::vector<Diagnostic> Diags;
   for (const auto &C : allCheckers())

@@ -264,3 +264,24 @@ TEST(HostOps, NoEntryNoOps) {
 }
 
 } // namespace
+
+TEST(HostOps, NestingDepthCountsEnclosingBlocks) {
+  std::string Src = "import torch.distributed as dist\n"
+                    "def sync(h, first):\n"
+                    "    if first:\n"
+                    "        h.barrier()\n"
+                    "def solution(x, h):\n"
+                    "    dist.barrier()\n"
+                    "    if x: dist.barrier()\n"
+                    "    for i in range(2):\n"
+                    "        h.barrier()\n"
+                    "    sync(h, True)\n"
+                    "    with ctx():\n"
+                    "        sync(h, True)\n";
+  Input In = extractPython("d.py", Src);
+  std::vector<unsigned> Depths;
+  for (const HostOp &H : In.HostOps)
+    if (H.Kind == HostOp::Barrier)
+      Depths.push_back(H.Depth);
+  EXPECT_EQ(Depths, (std::vector<unsigned>{0, 1, 1, 1, 2}));
+}

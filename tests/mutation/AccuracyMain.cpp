@@ -78,6 +78,7 @@ analyzeAll(const std::vector<std::string> &Paths, const CommonOptions &O,
            const std::function<void(size_t, const FileReport &)> &Hook = {}) {
   AnalyzeOptions AO;
   AO.ForceShims = true; // as the corpus test: reproducible without a toolkit
+  AO.Topology = "h200x2-nvlink"; // the corpus labels TOPO-001 against it
   PoolOptions PO;
   PO.Jobs = O.Jobs ? O.Jobs : 1;
   PO.TimeoutSeconds = O.Timeout;

@@ -18,14 +18,20 @@
 
 namespace pkb {
 
-/// The target topology (see docs/checkers.md, TOPO-001).
+/// The target topology (see docs/checkers.md, TOPO-001). The default, an
+/// empty Name, is "no machine named" (no --topology): checks that depend on
+/// the hardware report what the code needs instead of failing it.
 struct Topology {
-  std::string Name = "h200x2-nvlink";
-  unsigned Gpus = 2;
+  std::string Name;
+  unsigned Gpus = 0;
   bool Multicast = false;
+
+  /// True when a target was named (--topology or a topology file).
+  bool named() const { return !Name.empty(); }
 };
 
-/// Resolves a --topology argument: a built-in name ("h200x2-nvlink": 2 GPUs,
+/// Resolves a --topology argument: "" (no target, the default), a built-in
+/// name ("h200x2-nvlink": 2 GPUs,
 /// NVLink, no multicast; "h100x8-nvswitch": 8 GPUs, NVSwitch with NVLS
 /// multicast; "h200x8-nvswitch" likewise; "generic": 8 GPUs, no multicast) or
 /// the path of a JSON file {"name": str, "gpus": int, "multicast": bool}

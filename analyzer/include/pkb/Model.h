@@ -123,6 +123,10 @@ enum class ParamRole {
   Context,        ///< Pointer/struct of the pkbcheck candidate ABI context.
   Scalar,         ///< Any other scalar.
   Multicast,      ///< NVLink multicast (multimem) address.
+  /// Scalar carrying a per-call counter (epoch, call index): its value flows
+  /// into a signalled value or a wait's target (set by enrich(), see
+  /// pkb/Enrich.h), so call k+1 sees it changed.
+  Epoch,
 };
 
 /// One kernel parameter (or one ABI-context field flattened as "ctx.field").
@@ -179,6 +183,35 @@ enum class EventKind {
   BulkCopy,  ///< cp.async.bulk*, memcpy-like engine operation.
 };
 
+/// Read-modify-write operation of an atomic/reduction, the typed form of
+/// Event::AtomicOp (PTX ISA, `atom`/`red` operations; CUDA Guide, "Atomic
+/// Functions"). Set by enrich() from AtomicOp.
+enum class RmwOp {
+  None,
+  Add,
+  Sub,
+  Exch,
+  Cas,
+  Min,
+  Max,
+  Inc,
+  Dec,
+  And,
+  Or,
+  Xor,
+  Other
+};
+
+/// Exit comparison of a spin wait, `polled OP Value`, the typed form of
+/// Event::CompareOp. Set by enrich() from CompareOp.
+enum class CmpOp { None, Eq, Ne, Lt, Le, Gt, Ge };
+
+/// True for kinds that access memory: Load, Store, Atomic, Reduction,
+/// SpinWait (its polled read) and BulkCopy.
+bool accessesMemory(EventKind K);
+/// True for kinds that may write memory: Store, Atomic, Reduction, BulkCopy.
+bool writesMemory(EventKind K);
+
 /// Barrier granularity for EventKind::Barrier.
 enum class BarrierKind { None, Warp, Block, Cluster, Grid, Named };
 
@@ -198,6 +231,10 @@ struct Address {
   /// Peer was written; invalid if unknown. PART-001 reports there.
   SourceLoc PeerLoc;
 };
+
+/// True if \p A and \p B name the same lvalue: equal base and equal (as
+/// rendered) peer, index and byte-offset expressions.
+bool sameAddress(const Address &A, const Address &B);
 
 /// A loop enclosing events. Induction variable is "loop:ID" in expressions.
 struct Loop {
@@ -239,6 +276,15 @@ struct Event {
   ExprRef ExitCond;
   std::string CompareOp; ///< "==", "!=", ">=", "<", ... or "" if complex.
 
+  /// Set by the front end on the store half of a plain read-modify-write of
+  /// one lvalue in one expression (`a[i] += v`, `a[i]++`, `a[i] = a[i] + v`):
+  /// the matching load is the closest earlier Load of the same address.
+  bool RmwStore = false;
+
+  // Typed forms of AtomicOp/CompareOp, filled by enrich().
+  RmwOp Rmw = RmwOp::None;
+  CmpOp Cmp = CmpOp::None;
+
   /// Inline PTX instruction text or other detail for messages.
   std::string Text;
 
@@ -257,6 +303,34 @@ struct LaunchSite {
   ExprRef GridX, GridY, GridZ, BlockX, BlockY, BlockZ;
   bool Cooperative = false; ///< cudaLaunchCooperativeKernel / cg launch.
   SourceLoc Loc;
+  /// Host functions from which this launch is reached: the function that
+  /// contains it and, transitively, the functions of the unit that call it.
+  std::vector<std::string> HostCallers;
+};
+
+/// A load and the store that writes back the same lvalue in one
+/// read-modify-write expression (indices into KernelModel::Events).
+struct RmwPair {
+  size_t Load = 0;
+  size_t Store = 0;
+};
+
+/// Facts derived once per kernel by enrich() (pkb/Enrich.h) from the
+/// events and roles, read by the checkers instead of re-deriving them.
+/// docs/model-schema.md, "Facts", documents each rule.
+struct KernelFacts {
+  bool Done = false; ///< enrich() ran on this kernel.
+  /// Bases used as synchronization flags (polled by a spin wait, or a
+  /// SignalPad/SignalPadTable parameter), sorted.
+  std::vector<std::string> FlagBases;
+  /// Bases of symmetric (peer-visible) data, sorted.
+  std::vector<std::string> SymBases;
+  /// Flag bases that other ranks write or read, sorted.
+  std::vector<std::string> CrossRankFlags;
+  std::vector<size_t> Signals;          ///< Writes to flag bases.
+  std::vector<size_t> Waits;            ///< SpinWait events.
+  std::vector<size_t> SoftGridBarriers; ///< Waits on local flags others set.
+  std::vector<RmwPair> RmwPairs;        ///< Plain read-modify-writes.
 };
 
 /// The model of one `__global__` function (or instantiation).
@@ -272,9 +346,16 @@ struct KernelModel {
   std::vector<LaunchSite> Launches;
   /// Front-end notes about approximations made (depth bound hit, ...).
   std::vector<std::string> Notes;
+  /// Derived facts (enrich()).
+  KernelFacts Facts;
 
   const Param *findParam(const std::string &Name) const;
   const Loop *findLoop(unsigned Id) const;
+  /// The parameter named \p Base, or the struct parameter it is a field of
+  /// ("view.peers" -> "view").
+  const Param *paramOf(const std::string &Base) const;
+  /// True if \p E accesses CTA shared memory (space or a shared variable).
+  bool isSharedAccess(const Event &E) const;
 };
 
 /// One ordered host-side operation of a ParallelKernelBench-style Python
@@ -293,6 +374,14 @@ struct HostOp {
   std::string Target;            ///< buffer written / handle used
   std::vector<std::string> Args; ///< argument source texts
   SourceLoc Loc;
+  /// Number of blocks (`if`, `for`, `with`, ...) of the host function that
+  /// enclose the operation, counted from the entry function's body
+  /// (helpers inlined at depth d add d); 0 = runs on every call.
+  unsigned Depth = 0;
+  /// Kernels this call may launch (KernelCall; set by enrich()): those with
+  /// a launch site in the host function named by the callee's last
+  /// component, else every kernel of the module.
+  std::vector<std::string> Kernels;
 };
 
 /// Everything known about one input file after the front end ran.
@@ -308,6 +397,13 @@ const char *toString(MemOrder O);
 const char *toString(AddrSpace S);
 const char *toString(EventKind K);
 const char *toString(BarrierKind K);
+const char *toString(RmwOp O);
+const char *toString(CmpOp O);
+/// Parses an AtomicOp spelling ("add", "cas", ...); Other if unknown,
+/// None if empty.
+RmwOp parseRmwOp(const std::string &S);
+/// Parses a CompareOp spelling ("==", ">=", ...); None if not one.
+CmpOp parseCmpOp(const std::string &S);
 const char *toString(HostOp::OpKind K);
 
 } // namespace pkb
