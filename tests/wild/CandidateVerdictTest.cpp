@@ -20,7 +20,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cctype>
 #include <map>
 #include <set>
 
@@ -118,11 +117,8 @@ class CandidateVerdict : public ::testing::TestWithParam<Row> {};
 
 TEST_P(CandidateVerdict, StaticAgreesWithGpu) {
   const Row &X = GetParam();
-  std::string Tag = X.File;
-  for (char &C : Tag)
-    if (!isalnum(static_cast<unsigned char>(C)))
-      C = '_';
-  FileReport R = runCheck(fs::path(PKB_SOURCE_DIR) / X.File, Tag);
+  FileReport R =
+      runCheck(fs::path(PKB_SOURCE_DIR) / X.File, identifier(X.File));
   ASSERT_TRUE(R.Ran) << "no readable report for " << X.File;
   std::string Why = disagreement(X, R);
   auto Known = disagreements();
@@ -139,11 +135,7 @@ TEST_P(CandidateVerdict, StaticAgreesWithGpu) {
 }
 
 std::string testName(const ::testing::TestParamInfo<Row> &I) {
-  std::string N = I.param.File;
-  for (char &C : N)
-    if (!isalnum(static_cast<unsigned char>(C)))
-      C = '_';
-  return N;
+  return identifier(I.param.File);
 }
 
 INSTANTIATE_TEST_SUITE_P(Files, CandidateVerdict, ::testing::ValuesIn(rows()),

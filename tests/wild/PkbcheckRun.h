@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -97,6 +98,14 @@ inline std::vector<std::string> fields(const std::string &Line, size_t N,
   size_t B = Rest.find_first_not_of(" \t");
   Rest = B == std::string::npos ? "" : Rest.substr(B);
   return R;
+}
+
+/// A path as a gtest name or file tag: every non-alphanumeric becomes '_'.
+inline std::string identifier(std::string S) {
+  for (char &C : S)
+    if (!std::isalnum(static_cast<unsigned char>(C)))
+      C = '_';
+  return S;
 }
 
 /// Non-comment, non-blank lines of a committed table.

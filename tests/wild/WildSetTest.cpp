@@ -21,7 +21,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cctype>
 #include <map>
 #include <set>
 
@@ -77,11 +76,7 @@ TEST_P(WildSet, AnalyzedWithoutUnlistedErrors) {
   if (!fs::exists(File))
     GTEST_SKIP() << ".wild/" << W.Path << " is absent";
   const Expectations &E = expectations();
-  std::string Tag = W.Path;
-  for (char &C : Tag)
-    if (!isalnum(static_cast<unsigned char>(C)))
-      C = '_';
-  FileReport R = runCheck(File, Tag);
+  FileReport R = runCheck(File, identifier(W.Path));
   ASSERT_TRUE(R.Ran) << "no readable report for " << W.Path;
   RecordProperty("seconds", std::to_string(R.Seconds));
 
@@ -118,11 +113,7 @@ TEST_P(WildSet, AnalyzedWithoutUnlistedErrors) {
 }
 
 std::string testName(const ::testing::TestParamInfo<WildFile> &I) {
-  std::string N = I.param.Path;
-  for (char &C : N)
-    if (!isalnum(static_cast<unsigned char>(C)))
-      C = '_';
-  return N;
+  return identifier(I.param.Path);
 }
 
 INSTANTIATE_TEST_SUITE_P(Files, WildSet,
