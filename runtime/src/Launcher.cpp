@@ -259,8 +259,10 @@ GroupOutcome runWorkerGroup(const GroupSpec &Spec) {
               "all",
               "--launch-timeout",
               "120"};
+    Argv.push_back(Exe);
+    Argv.insert(Argv.end(), Spec.ExeArgs.begin(), Spec.ExeArgs.end());
     Argv.insert(Argv.end(),
-                {Exe, "worker", "--socket", Socket, "--rank", std::to_string(R),
+                {"worker", "--socket", Socket, "--rank", std::to_string(R),
                  "--world", std::to_string(Spec.WorldSize)});
     auto Env = scrubbedEnvironment(Cwd, Spec.ExtraEnv);
     pid_t Pid =

@@ -23,7 +23,9 @@ namespace pkb::rt {
 /// One group of workers.
 struct GroupSpec {
   int WorldSize = 1;
-  std::string Exe;          ///< binary to run; empty: /proc/self/exe
+  std::string Exe; ///< binary to run; empty: /proc/self/exe
+  /// Arguments between Exe and "worker" (e.g. the script of a Python worker).
+  std::vector<std::string> ExeArgs;
   nlohmann::json Config;    ///< worker configuration (see Worker.h)
   std::string Sanitizer;    ///< "", "memcheck", "racecheck", "synccheck"
   std::string SanitizerExe; ///< compute-sanitizer path; empty: search
