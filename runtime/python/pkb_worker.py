@@ -85,8 +85,11 @@ def selftest(hub, cfg):
         hub.send(RESULT, dict(case, verdict="runtime-error",
                               detail="ValueError: selftest"))
     else:
-        hub.send(RESULT, dict(case, verdict="pass", detail="",
-                              rank=hub.rank))
+        for shape in cfg["shapes"]:
+            hub.arm("call 0", cfg.get("deadline_ms", 1000), case)
+            hub.disarm()
+            hub.send(RESULT, dict(case, shape=shape, verdict="pass",
+                                  detail="", rank=hub.rank))
     hub.send(DONE, {})
 
 
@@ -316,11 +319,13 @@ def run_case(hub, cfg, sol, ref, shape, dtype_name, versions):
         r = call(ref, xr, f"reference back-to-back {k}")
         f = compare(r, snaps[k], atol, rtol, f"back-to-back call {k}")
         if f:
+            f["call"] = k
             fails.append(f)
         elif compare(r, kept[k], atol, rtol, "kept"):
             f = compare(r, kept[k], atol, rtol, f"returned output of call {k}")
             f["error"] = ("correct right after the call, overwritten by a later "
                           "call: the output aliases a buffer the solution reuses")
+            f["call"] = k + 1  # the call that overwrote it
             fails.append(f)
     res = dict(case, rank=rank, versions=versions, checks=fails[:8],
                verdict="wrong-output" if fails else "pass",
@@ -328,6 +333,9 @@ def run_case(hub, cfg, sol, ref, shape, dtype_name, versions):
                        f"{fails[0]['check']}: {fails[0].get('mismatches')} of "
                        f"{fails[0].get('elements')} elements wrong")
                if fails else "")
+    if fails and "call" in fails[0]:
+        # Failing only from a later back-to-back call on: a cross-call race.
+        res["first_failing_call"] = fails[0]["call"]
     if not fails and cfg.get("timing", True):
         res["timing"] = {"candidate": time_fn(hub, cfg, sol, inputs, case),
                          "reference": time_fn(hub, cfg, ref, inputs, case)}
