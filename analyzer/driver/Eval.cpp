@@ -121,6 +121,8 @@ EvalClass classifyDynamic(const json &Run) {
   std::string Detail = Run.value("detail", "");
   if (V == "compile-error")
     return EvalClass::CompileError;
+  if (V == "api-error") // .py solutions: a torch API mismatch (docs/pkb.md)
+    return EvalClass::ApiError;
   if (V == "setup-error") {
     // A missing exported symbol or a wrong signature is an API error; a
     // query/setup that rejects the shapes is a shape error.

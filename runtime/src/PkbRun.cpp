@@ -290,6 +290,11 @@ std::vector<json> runSolution(const PkbRunOptions &O, const fs::path &Sol,
                 {"ranks", RankJ},
                 {"versions", Versions},
                 {"tolerance", {{"atol", O.Atol}, {"rtol", O.Rtol}}}};
+    for (const auto &[R, J] : Ranks) // eval's cross-call-race class
+      if (J.contains("first_failing_call") &&
+          (!Rec.contains("first_failing_call") ||
+           J["first_failing_call"] < Rec["first_failing_call"]))
+        Rec["first_failing_call"] = J["first_failing_call"];
     if (!Launcher.is_null()) {
       Rec["launcher"] = Launcher;
       json Tails;

@@ -57,6 +57,7 @@ TEST(Eval, ClassifiesRuntimeVerdicts) {
                 {{"verdict", "setup-error"}, {"detail", "query returned 3"}}),
             EvalClass::ShapeError);
   EXPECT_EQ(classifyDynamic({{"verdict", "deadlock"}}), EvalClass::Deadlock);
+  EXPECT_EQ(classifyDynamic({{"verdict", "api-error"}}), EvalClass::ApiError);
   EXPECT_EQ(
       classifyDynamic({{"verdict", "wrong-output"}, {"first_failing_call", 0}}),
       EvalClass::OutputMismatch);
