@@ -464,9 +464,21 @@ int runEval(const EvalOptions &Opts, const DynamicRunner &Runner,
           : Gate == "compile-error"
               ? "gated: the file does not compile (--run-all runs it anyway)"
               : "static analysis could not analyze it";
-    } else if (fs::path(C.Path).extension() == ".py") {
-      Dyn["reason"] = "ParallelKernelBench Python candidates are screened "
-                      "statically only";
+    } else if (fs::path(C.Path).extension() == ".py" &&
+               (!Opts.PkbRunner || Rec["problem"].is_null())) {
+      Dyn["reason"] =
+          Rec["problem"].is_null()
+              ? "no problem: name the file <id>_<name>.py or pass --problem"
+              : "ParallelKernelBench Python candidates are screened "
+                "statically only here (" +
+                    Opts.PkbNoRunReason + ")";
+    } else if (fs::path(C.Path).extension() == ".py") { // docs/pkb.md
+      ProblemRef P{Rec["problem"]["id"].get<int>(),
+                   Rec["problem"]["name"].get<std::string>()};
+      Dyn = Opts.PkbRunner(C.Path, P);
+      if (!Dyn.is_object())
+        Dyn = json{{"ran", false}, {"reason", "runtime returned no record"}};
+      ++Ran;
     } else if (Rec["problem"].is_null()) {
       Dyn["reason"] = "no problem: name the file <id>_<name>.cu or pass "
                       "--problem";

@@ -51,7 +51,7 @@ static int firstFailingCall(const json &Case) {
   return First < 0 ? 0 : First;
 }
 
-static json foldCases(const std::vector<json> &Cases, double Seconds) {
+json foldCases(const std::vector<json> &Cases, double Seconds) {
   json Out{{"ran", true}, {"seconds", Seconds}};
   json Small = json::array();
   rt::Verdict Worst = rt::Verdict::Pass;

@@ -347,8 +347,9 @@ int runPkbSolutions(const PkbRunOptions &O) {
   ResultStore Store(O.Results);
   int Already = 0;
   bool AllPass = true;
-  fmt::print("{:<40} {:>10} {:<18} {:>11} {:>11} {:>8}  {}\n", "solution",
-             "shape", "verdict", "cand us", "ref us", "speedup", "detail");
+  if (!O.Quiet)
+    fmt::print("{:<40} {:>10} {:<18} {:>11} {:>11} {:>8}  {}\n", "solution",
+               "shape", "verdict", "cand us", "ref us", "speedup", "detail");
   for (const auto &S : O.Solutions) {
     std::optional<int> Id;
     if (!O.Problem.empty())
@@ -366,6 +367,10 @@ int runPkbSolutions(const PkbRunOptions &O) {
     for (const json &R : runSolution(O, S, *Id, Root, Worker, Store, Already)) {
       bool Pass = R["verdict"] == "pass";
       AllPass &= Pass;
+      if (O.Collect)
+        O.Collect->push_back(R);
+      if (O.Quiet)
+        continue;
       std::string C = "-", Rf = "-", Sp = "-";
       if (R.contains("timing")) {
         C = fmt::format("{:.1f}",
@@ -383,8 +388,9 @@ int runPkbSolutions(const PkbRunOptions &O) {
       std::fflush(stdout);
     }
   }
-  fmt::print("results in {} ({} case(s) already there)\n", O.Results.string(),
-             Already);
+  if (!O.Quiet)
+    fmt::print("results in {} ({} case(s) already there)\n", O.Results.string(),
+               Already);
   return AllPass ? 0 : 1;
 }
 

@@ -36,6 +36,9 @@ struct PkbRunOptions {
   std::filesystem::path Results = "pkb-results.jsonl";
   std::filesystem::path CacheDir; ///< empty: defaultCacheDir()
   std::string Selftest; ///< protocol self-test mode of the worker (tests)
+  bool Quiet = false;   ///< no table on stdout
+  /// When set, every record written is also appended here.
+  std::vector<nlohmann::json> *Collect = nullptr;
 };
 
 /// PKB problem id of a solution file: the leading number of its name
