@@ -330,6 +330,8 @@ int runPkbSolutions(const PkbRunOptions &O) {
   if (Root.empty())
     if (const char *E = std::getenv("PKB_ROOT"))
       Root = E;
+  if (!Root.empty()) // workers run in scratch directories
+    Root = fs::absolute(Root).lexically_normal().string();
   if (O.Selftest.empty() &&
       (Root.empty() ||
        !fs::exists(fs::path(Root) / "utils" / "input_output_tensors.py"))) {
