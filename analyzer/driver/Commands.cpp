@@ -514,8 +514,10 @@ int runEvalCommand(CheckArgs &A, EvalOptions &E, const std::string &Problem,
   E.Progress = A.Progress;
   std::string Reason;
   DynamicRunner Runner;
-  if (!E.StaticOnly)
+  if (!E.StaticOnly) {
     Runner = makeDynamicRunner(E, Reason);
+    E.PkbRunner = makePkbDynamicRunner(E, E.PkbNoRunReason); // .py files
+  }
   return runEval(E, Runner, Reason, std::cerr);
 }
 
@@ -649,6 +651,11 @@ void addAnalyzerCommands(CLI::App &App, int &ExitCode) {
                  "GPU stage with several ranks per GPU (world size --gpus, "
                  "default 2): correctness only, no timing");
   Eval->add_flag("--static-only", E->StaticOnly, "Do not run on GPUs");
+  Eval->add_option("--pkb-root", E->PkbRoot,
+                   "ParallelKernelBench checkout: runs .py survivors on the "
+                   "GPUs (default: $PKB_ROOT; docs/pkb.md)");
+  Eval->add_option("--python", E->Python,
+                   "Python of the .py workers (default: python3)");
   Eval->add_flag("--run-all", E->RunAll,
                  "Also run candidates with error-level findings");
   Eval->add_option("-o,--output", E->Results,

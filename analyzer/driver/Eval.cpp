@@ -111,6 +111,8 @@ EvalClass classifyRun(const EvalDynamic &Run) {
   const std::string &V = Run.Verdict.empty() ? "internal-error" : Run.Verdict;
   if (V == "compile-error")
     return EvalClass::CompileError;
+  if (V == "api-error") // .py solutions: a torch API mismatch (docs/pkb.md)
+    return EvalClass::ApiError;
   if (V == "setup-error") {
     // A library that does not load or lacks an ABI symbol (failure kind
     // "load", rt::FailureKind::Load) is an API error; a query/setup that
@@ -449,9 +451,19 @@ int runEval(const EvalOptions &Opts, const DynamicRunner &Runner,
           : Gate == "compile-error"
               ? "gated: the file does not compile (--run-all runs it anyway)"
               : "static analysis could not analyze it";
-    } else if (fs::path(C.Path).extension() == ".py") {
-      Dyn["reason"] = "ParallelKernelBench Python candidates are screened "
-                      "statically only";
+    } else if (fs::path(C.Path).extension() == ".py" &&
+               (!Opts.PkbRunner || !Rec.Problem)) {
+      Dyn["reason"] =
+          !Rec.Problem
+              ? "no problem: name the file <id>_<name>.py or pass --problem"
+              : "ParallelKernelBench Python candidates are screened "
+                "statically only here (" +
+                    Opts.PkbNoRunReason + ")";
+    } else if (fs::path(C.Path).extension() == ".py") { // docs/pkb.md
+      Dyn = Opts.PkbRunner(C.Path, *Rec.Problem);
+      if (!Dyn.is_object())
+        Dyn = json{{"ran", false}, {"reason", "runtime returned no record"}};
+      ++Ran;
     } else if (!Rec.Problem) {
       Dyn["reason"] = "no problem: name the file <id>_<name>.cu or pass "
                       "--problem";

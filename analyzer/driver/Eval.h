@@ -72,6 +72,12 @@ EvalClass classifyDynamic(const nlohmann::json &Run);
 /// classifyDynamic on the typed dynamic part of a record.
 EvalClass classifyRun(const EvalDynamic &Run);
 
+/// The GPU stage: runs one candidate for one problem and returns the
+/// runtime's merged record(s) as a JSON object with at least "verdict";
+/// or {"ran": false, "reason": ...} when it cannot run it.
+using DynamicRunner = std::function<nlohmann::json(const std::string &Candidate,
+                                                   const ProblemRef &Problem)>;
+
 /// Options of `pkbcheck eval`.
 struct EvalOptions {
   std::vector<std::string> Paths;
@@ -91,18 +97,31 @@ struct EvalOptions {
   /// one-GPU machine; see docs/runtime.md.
   bool Oversubscribe = false;
   bool Progress = false;
+  /// ParallelKernelBench checkout for .py candidates (else $PKB_ROOT) and
+  /// the workers' Python (else python3); see docs/pkb.md.
+  std::string PkbRoot, Python;
+  /// GPU stage of .py candidates (makePkbDynamicRunner); null: they are
+  /// screened statically only, PkbNoRunReason says why.
+  DynamicRunner PkbRunner;
+  std::string PkbNoRunReason;
 };
-
-/// The GPU stage: runs one candidate for one problem and returns the
-/// runtime's merged record(s) as a JSON object with at least "verdict";
-/// or {"ran": false, "reason": ...} when it cannot run it.
-using DynamicRunner = std::function<nlohmann::json(const std::string &Candidate,
-                                                   const ProblemRef &Problem)>;
 
 /// The GPU stage of this build: a runner backed by the runtime harness when
 /// the runtime was built and GPUs are visible; otherwise null, with
 /// \p Reason saying why (no runtime in this build, no GPU visible).
 DynamicRunner makeDynamicRunner(const EvalOptions &Opts, std::string &Reason);
+
+/// The GPU stage for ParallelKernelBench .py candidates (EvalPkb.cpp): runs
+/// them with the runtime's Python workers (pkbcheck run --solution) at world
+/// size Opts.Gpus (default 1); null with \p Reason when there is no runtime,
+/// no GPU or no PKB checkout.
+DynamicRunner makePkbDynamicRunner(const EvalOptions &Opts,
+                                   std::string &Reason);
+
+/// Folds the runtime's case records of one candidate into eval's dynamic
+/// record (EvalRuntime.cpp; runtime builds only).
+nlohmann::json foldCases(const std::vector<nlohmann::json> &Cases,
+                         double Seconds);
 
 /// Runs the evaluation; appends records to Opts.Results as they complete
 /// (skipping candidates already complete in it). \p Runner is null when no

@@ -79,6 +79,37 @@ static json foldCases(const std::vector<rt::CaseResult> &Cases,
   }
   return Out;
 }
+
+/// A runtime case record (JSONL, e.g. of `run --solution`) as a typed case
+/// result: verdict, failure kind (reported or derived from the verdict),
+/// first failing call and speedup (top level or under "timing").
+static rt::CaseResult caseFromRecord(const json &R) {
+  rt::CaseResult C;
+  C.V = rt::parseVerdict(R.value("verdict", "internal-error"))
+            .value_or(rt::Verdict::InternalError);
+  std::optional<rt::FailureKind> Reported;
+  if (R.contains("failure_kind") && R["failure_kind"].is_string())
+    Reported = rt::parseFailureKind(R["failure_kind"].get<std::string>());
+  if (R.contains("first_failing_call") &&
+      R["first_failing_call"].is_number_integer())
+    C.FirstFailingCall = R["first_failing_call"].get<int>();
+  C.Kind = rt::caseFailureKind(C.V, Reported, C.FirstFailingCall.value_or(0));
+  C.Size = R.value("size", int64_t{0});
+  C.Detail = R.value("detail", "");
+  C.Mode = R.value("mode", "");
+  const json &T = R.contains("timing") && R["timing"].is_object() ? R["timing"] : R;
+  if (T.contains("speedup") && T["speedup"].is_number())
+    C.Speedup = T["speedup"].get<double>();
+  C.Record = R;
+  return C;
+}
+
+json foldCases(const std::vector<json> &Records, double Seconds) {
+  std::vector<rt::CaseResult> Cases;
+  for (const json &R : Records)
+    Cases.push_back(caseFromRecord(R));
+  return foldCases(Cases, Seconds);
+}
 #endif
 
 DynamicRunner makeDynamicRunner(const EvalOptions &Opts, std::string &Reason) {

@@ -5,6 +5,7 @@
 #include "pkb/rt/Compiler.h"
 #include "pkb/rt/Hub.h"
 #include "pkb/rt/Launcher.h"
+#include "pkb/rt/PkbCommands.h"
 #include "pkb/rt/Problem.h"
 #include "pkb/rt/RankEnv.h"
 #include "pkb/rt/ResultStore.h"
@@ -249,11 +250,11 @@ void addRuntimeCommands(CLI::App &App, int &ExitCode) {
   CLI::App *Run = App.add_subcommand(
       "run", "Run candidate kernels on GPUs: correctness against NCCL, "
              "speedup, roofline");
-  Run->add_option("--problem", RA->O.ProblemName, "Problem name or id")
-      ->required();
+  Run->add_option("--problem", RA->O.ProblemName,
+                  "Problem name or id (required with --kernel)");
   Run->add_option("--kernel,-k", RA->O.Kernels, "Candidate .cu file(s)")
-      ->required()
       ->check(CLI::ExistingFile);
+  auto Pkb = addPkbRunOptions(*Run); // .py solutions: PkbCommands.cpp
   Run->add_option("--gpus", RA->O.Gpus,
                   "Ranks (default: all visible GPUs; more than visible only "
                   "with --oversubscribe)");
@@ -294,8 +295,16 @@ void addRuntimeCommands(CLI::App &App, int &ExitCode) {
                 "Keep worker scratch directories (/tmp/pkbcheck-*)");
   Run->add_option("--bootstrap", RA->Bootstrap,
                   "Unix socket of rank 0 under mpirun/srun/torchrun");
-  Run->callback([RA, &ExitCode] {
+  Run->callback([RA, Pkb, &ExitCode] {
     try {
+      if (!Pkb->Solutions.empty()) { // ParallelKernelBench .py solutions
+        takeSharedRunOptions(*Pkb, RA->O);
+        ExitCode = runPkbSolutions(*Pkb);
+        return;
+      }
+      if (RA->O.Kernels.empty() || RA->O.ProblemName.empty())
+        throw std::invalid_argument(
+            "--problem and --kernel (or --solution FILE.py) are required");
       ExitCode = doRun(*RA);
     } catch (const std::exception &E) {
       fmt::print(stderr, "pkbcheck run: {}\n", E.what());

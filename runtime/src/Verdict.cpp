@@ -6,13 +6,14 @@
 
 namespace pkb::rt {
 namespace {
-constexpr std::array<std::pair<Verdict, std::string_view>, 10> Names = {{
+constexpr std::array<std::pair<Verdict, std::string_view>, 11> Names = {{
     {Verdict::Pass, "pass"},
     {Verdict::WrongOutput, "wrong-output"},
     {Verdict::UnwrittenOutput, "unwritten-output"},
     {Verdict::SanitizerError, "sanitizer-error"},
     {Verdict::SetupError, "setup-error"},
     {Verdict::RuntimeError, "runtime-error"},
+    {Verdict::ApiError, "api-error"},
     {Verdict::Deadlock, "deadlock"},
     {Verdict::CompileError, "compile-error"},
     {Verdict::Skipped, "skipped"},
@@ -57,6 +58,7 @@ bool isFatalVerdict(Verdict V) {
   switch (V) {
   case Verdict::SetupError:
   case Verdict::RuntimeError:
+  case Verdict::ApiError:
   case Verdict::Deadlock:
   case Verdict::CompileError:
   case Verdict::InternalError:

@@ -84,6 +84,7 @@ TEST(Eval, ClassifiesRuntimeVerdicts) {
                 {{"verdict", "setup-error"}, {"detail", "query returned 3"}}),
             EvalClass::ShapeError);
   EXPECT_EQ(classifyDynamic({{"verdict", "deadlock"}}), EvalClass::Deadlock);
+  EXPECT_EQ(classifyDynamic({{"verdict", "api-error"}}), EvalClass::ApiError);
   EXPECT_EQ(
       classifyDynamic({{"verdict", "wrong-output"}, {"first_failing_call", 0}}),
       EvalClass::OutputMismatch);
@@ -226,5 +227,44 @@ TEST(Eval, GateKeepsFlaggedOffGpusAndCountsSavedTime) {
                            "0.5000,,"),
             std::string::npos);
   EXPECT_NE(Md.str().find("| static-flagged | 1 | 50.0% |"), std::string::npos);
+  fs::remove(F);
+}
+
+TEST(Eval, PyCandidatesGoToThePkbRunner) {
+  fs::path F = fs::temp_directory_path() / "pkb_eval_py_runner.jsonl";
+  {
+    std::ofstream O(F);
+    O << staticRecord("1_a.py", "m1", "pass", 0).dump() << "\n";
+    O << staticRecord("1_b.py", "m1", "pass", 0).dump() << "\n";
+    O << staticRecord("c.cu", "m1", "pass", 0).dump() << "\n";
+  }
+  EvalOptions Opts;
+  Opts.Results = F.string();
+  Opts.Resume = true;
+  std::vector<std::string> CuRan, PyRan;
+  DynamicRunner Runner = [&](const std::string &C, const ProblemRef &) {
+    CuRan.push_back(C);
+    return json{{"ran", true}, {"verdict", "pass"}, {"seconds", 1.0}};
+  };
+  Opts.PkbRunner = [&](const std::string &C, const ProblemRef &P) {
+    PyRan.push_back(C);
+    EXPECT_EQ(P.Id, 1);
+    if (C == "1_a.py")
+      return json{{"ran", true}, {"verdict", "api-error"}, {"seconds", 3.0}};
+    return json{{"ran", true},
+                {"verdict", "wrong-output"},
+                {"first_failing_call", 1},
+                {"seconds", 3.0}};
+  };
+  std::ostringstream Log;
+  ASSERT_EQ(runEval(Opts, Runner, "", Log), 0);
+  EXPECT_EQ(PyRan, (std::vector<std::string>{"1_a.py", "1_b.py"}));
+  EXPECT_EQ(CuRan, (std::vector<std::string>{"c.cu"}));
+  ReportData D;
+  std::ostringstream RLog;
+  ASSERT_TRUE(loadReport({F.string()}, D, RLog));
+  ASSERT_EQ(D.Records.size(), 3u);
+  EXPECT_EQ(D.Records[0]["class"], "api-error");
+  EXPECT_EQ(D.Records[1]["class"], "cross-call-race");
   fs::remove(F);
 }

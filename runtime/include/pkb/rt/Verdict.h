@@ -21,6 +21,7 @@ enum class Verdict {
   SanitizerError,  ///< compute-sanitizer reported errors
   SetupError,      ///< dlopen/query/setup failed or returned non-zero
   RuntimeError,    ///< CUDA error (illegal address, ...) or crashed worker
+  ApiError,        ///< a .py solution failed on a torch API mismatch
   Deadlock,        ///< a call ran past its deadline; workers were killed
   CompileError,    ///< nvcc rejected the candidate
   Skipped,         ///< not run (earlier fatal error of the same candidate)

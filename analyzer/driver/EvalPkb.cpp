@@ -1,0 +1,91 @@
+//===- EvalPkb.cpp - eval's GPU stage for ParallelKernelBench .py files ---===//
+//
+// Runs a .py survivor of the static stage with the runtime's Python workers
+// (the engine of `pkbcheck run --solution`, runtime/src/PkbRun.cpp) and folds
+// its case records like those of .cu candidates. See docs/pkb.md.
+//
+//===----------------------------------------------------------------------===//
+#include "Eval.h"
+
+#ifdef PKB_HAVE_RUNTIME
+#include "pkb/rt/PkbRun.h"
+#include "pkb/rt/Session.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#endif
+
+using nlohmann::json;
+
+namespace pkb {
+
+DynamicRunner makePkbDynamicRunner(const EvalOptions &Opts,
+                                   std::string &Reason) {
+#ifndef PKB_HAVE_RUNTIME
+  (void)Opts;
+  Reason = "this build has no runtime";
+  return nullptr;
+#else
+  std::string Root = Opts.PkbRoot;
+  if (Root.empty())
+    if (const char *E = std::getenv("PKB_ROOT"))
+      Root = E;
+  if (Root.empty() ||
+      !std::filesystem::exists(std::filesystem::path(Root) / "utils" /
+                               "input_output_tensors.py")) {
+    Reason = "no ParallelKernelBench checkout: pass --pkb-root or set "
+             "PKB_ROOT to run .py candidates";
+    return nullptr;
+  }
+  int Visible = rt::visibleGpuCount();
+  int World = Opts.Gpus > 0 ? Opts.Gpus : 1;
+  if (Visible < World) {
+    Reason = Visible == 0 ? "no GPU is visible on this machine"
+                          : "fewer GPUs than --gpus; .py candidates need one "
+                            "GPU per rank (docs/pkb.md)";
+    return nullptr;
+  }
+  std::string CaseFile = Opts.Results + ".pkb-cases.jsonl";
+  std::string Python = Opts.Python;
+  return [Root, World, CaseFile, Python](const std::string &Candidate,
+                                         const ProblemRef &P) -> json {
+    rt::PkbRunOptions O;
+    O.Solutions = {Candidate};
+    O.PkbRoot = Root;
+    O.Problem = std::to_string(P.Id);
+    O.Python = Python;
+    O.WorldSize = World;
+    O.Results = CaseFile;
+    O.Force = true; // eval keeps its own resume state
+    O.Quiet = true;
+    std::vector<json> Records;
+    O.Collect = &Records;
+    auto Start = std::chrono::steady_clock::now();
+    try {
+      rt::runPkbSolutions(O);
+    } catch (const std::exception &E) {
+      return json{{"ran", false},
+                  {"reason", std::string("runtime error: ") + E.what()}};
+    }
+    double Secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+            .count();
+    if (Records.empty())
+      return json{{"ran", false},
+                  {"reason", "the harness produced no case record"}};
+    json Out = foldCases(Records, Secs);
+    for (const json &R : Records) // the call a kept output was overwritten by
+      if (R.value("verdict", "") == Out.value("verdict", "") &&
+          R.contains("first_failing_call")) {
+        Out["first_failing_call"] = R["first_failing_call"];
+        break;
+      }
+    if (Records.front().contains("versions"))
+      Out["versions"] = Records.front()["versions"];
+    return Out;
+  };
+#endif
+}
+
+} // namespace pkb
