@@ -97,7 +97,8 @@ static rt::CaseResult caseFromRecord(const json &R) {
   C.Size = R.value("size", int64_t{0});
   C.Detail = R.value("detail", "");
   C.Mode = R.value("mode", "");
-  const json &T = R.contains("timing") && R["timing"].is_object() ? R["timing"] : R;
+  const json &T =
+      R.contains("timing") && R["timing"].is_object() ? R["timing"] : R;
   if (T.contains("speedup") && T["speedup"].is_number())
     C.Speedup = T["speedup"].get<double>();
   C.Record = R;

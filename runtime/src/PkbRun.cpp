@@ -197,8 +197,8 @@ std::vector<json> runSolution(const PkbRunOptions &O, const fs::path &Sol,
   std::vector<std::string> Logs;
   GroupSpec G;
   G.WorldSize = O.WorldSize;
-  G.Command = {inPath(O.Python.empty() ? "python3" : O.Python),
-               Worker.string(), "worker"};
+  G.Command = {inPath(O.Python.empty() ? "python3" : O.Python), Worker.string(),
+               "worker"};
   G.Config = Cfg;
   G.KeepScratch = O.KeepScratch;
   G.BootstrapTimeoutMs = 120000;

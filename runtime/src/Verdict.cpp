@@ -95,6 +95,8 @@ FailureKind caseFailureKind(Verdict V, std::optional<FailureKind> Reported,
   case Verdict::SetupError:
     return Reported == FailureKind::Load ? FailureKind::Load
                                          : FailureKind::Setup;
+  case Verdict::ApiError: // a torch API mismatch (docs/pkb.md): an interface
+    return FailureKind::Load; // failure like a missing ABI symbol
   case Verdict::RuntimeError:
     return FailureKind::Crash;
   case Verdict::Deadlock:
