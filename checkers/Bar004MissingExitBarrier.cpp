@@ -13,6 +13,45 @@
 namespace pkb::chk {
 namespace {
 
+/// True if \p X is the parity of a call-counter parameter (role Epoch):
+/// `e & 1` or `e % 2` with e mentioning such a parameter.
+bool isEpochParity(const ExprRef &X, const KernelModel &K) {
+  if (!X || X->Ops.size() != 2)
+    return false;
+  auto Epochy = [&](const ExprRef &E) {
+    for (const Param &P : K.Params)
+      if (P.Role == ParamRole::Epoch && E && E->mentions("param:" + P.Name))
+        return true;
+    return false;
+  };
+  auto IsConst = [](const ExprRef &E, int64_t V) {
+    return E && E->Op == ExprOp::Const && E->Value == V;
+  };
+  if (X->Op == ExprOp::And)
+    return (IsConst(X->Ops[1], 1) && Epochy(X->Ops[0])) ||
+           (IsConst(X->Ops[0], 1) && Epochy(X->Ops[1]));
+  return X->Op == ExprOp::Rem && IsConst(X->Ops[1], 2) && Epochy(X->Ops[0]);
+}
+
+/// The double-buffering term `parity(epoch) * Size` among the summands of
+/// an index or byte offset \p E (null if none); \p Size receives the half
+/// size (in the same unit as \p E).
+ExprRef parityTerm(const ExprRef &E, const KernelModel &K, ExprRef &Size) {
+  if (!E)
+    return nullptr;
+  if (E->Op == ExprOp::Mul && E->Ops.size() == 2)
+    for (int I = 0; I < 2; ++I)
+      if (isEpochParity(E->Ops[I], K)) {
+        Size = E->Ops[1 - I];
+        return E;
+      }
+  if (E->Op == ExprOp::Add)
+    for (const ExprRef &O : E->Ops)
+      if (ExprRef T = parityTerm(O, K, Size))
+        return T;
+  return nullptr;
+}
+
 class Bar004 : public Checker {
 public:
   PKB_CHECK_INFO("BAR-004", "missing-exit-barrier",
@@ -76,6 +115,32 @@ public:
                 ? A.Z.bool_val(false)
                 : Next(RW.Owner) == RR.Owner && Next(RW.Lo) < RR.Hi &&
                       RR.Lo < Next(RW.Hi) && Next(RW.Lo) >= 0 && RR.Lo >= 0;
+        // Double buffering by call parity (`(epoch & 1) * half` in both
+        // byte offsets): each access stays inside its half (one past it is
+        // an out-of-bounds bug of its own), so call k+1 writes the other
+        // half than call k reads.
+        auto Half = [&](size_t I, int Ag, z3::expr &Term, z3::expr &Size) {
+          ExprRef Sz;
+          if (ExprRef T = parityTerm(A.ev(I).Addr.Index, A.K, Sz)) {
+            z3::expr U = A.Z.int_val(A.unitOf(I));
+            Term = A.toInt(T, Ag) * U;
+            Size = A.toInt(Sz, Ag) * U;
+            return true;
+          }
+          if (ExprRef T = parityTerm(A.ev(I).Addr.ByteOffset, A.K, Sz)) {
+            Term = A.toInt(T, Ag);
+            Size = A.toInt(Sz, Ag);
+            return true;
+          }
+          return false;
+        };
+        z3::expr TW(A.Z), SW(A.Z), TR(A.Z), SR(A.Z);
+        if (Half(W, 1, TW, SW) && Half(R, 2, TR, SR)) {
+          z3::expr RestW = Next(RW.Lo - TW), RestR = RR.Lo - TR;
+          Conflict = Conflict && RestW >= 0 &&
+                     RestW + Next(RW.Hi - RW.Lo) <= Next(SW) && RestR >= 0 &&
+                     RestR + (RR.Hi - RR.Lo) <= SR;
+        }
         z3::expr Q =
             Next(A.exec(W, 1)) && A.exec(R, 2) && !A.sameRank(1, 2) && Conflict;
         if (!Between.empty())
@@ -110,43 +175,135 @@ public:
     }
   }
 
+  /// Buffer key of kernel argument \p Idx of \p Op ("?" if unknown).
+  static std::string argBuffer(const HostOp &Op, size_t Idx) {
+    if (Idx < Op.ArgBuffers.size() && !Op.ArgBuffers[Idx].empty())
+      return Op.ArgBuffers[Idx];
+    return "?";
+  }
+
+  static bool perCall(const std::string &Key) {
+    return Key.find("@call:") != std::string::npos;
+  }
+
+  /// True if a write of buffer \p W in call k+1 may hit what a peer read
+  /// through buffer \p R in call k ("?" = unknown buffer). A buffer chosen
+  /// by the call counter (double buffering by parity) differs between two
+  /// consecutive calls.
+  static bool mayAlias(const std::string &W, const std::string &R) {
+    if (W == "?" || R == "?")
+      return !perCall(W) && !perCall(R);
+    if (W == R)
+      return !perCall(W);
+    return perCall(W) != perCall(R) && W.rfind("symm[", 0) == 0 &&
+           R.rfind("symm[", 0) == 0;
+  }
+
+  /// Buffers written by \p Op before any cross-rank wait of its own.
+  std::vector<std::string> writtenBuffers(const ModuleModel &M,
+                                          const HostOp &Op,
+                                          const CheckOptions &Opts) const {
+    std::vector<std::string> B;
+    if (Op.Kind == HostOp::SymmWrite) {
+      if (isSymmWrite(M, Op))
+        B.push_back(Op.Target.rfind("symm[", 0) == 0 ||
+                            Op.Target == "signal_pad"
+                        ? Op.Target
+                        : "?");
+      return B;
+    }
+    // Kernels that store to their own buffer: C++ host code only, where
+    // the arguments name the buffers.
+    if (Op.Kind != HostOp::KernelCall || Op.ArgBuffers.empty())
+      return B;
+    for (const KernelModel *K : calledKernels(M, Op))
+      for (size_t P : unguardedOwnWriteParams(M, *K, Opts))
+        if (argBuffer(Op, P) != "?")
+          B.push_back(argBuffer(Op, P));
+    return B;
+  }
+
+  /// Cross-call reuse across the host operation sequence (a Python
+  /// solution() or a C++ pkb_candidate_run), over two consecutive calls k
+  /// and k+1 of the same sequence: a read of peer memory by launch R in
+  /// call k that no signal of the reading rank follows, or that no wait of
+  /// the writing rank between R and the write W of call k+1 follows.
   void checkHost(const ModuleModel &M, const CheckOptions &Opts,
                  std::vector<Finding> &Out) const {
     const auto &Ops = M.HostOps;
-    for (size_t K = 0; K < Ops.size(); ++K) {
-      if (Ops[K].Kind != HostOp::KernelCall)
+    const size_t N = Ops.size();
+    std::vector<OpSync> Sync;
+    for (const HostOp &H : Ops)
+      Sync.push_back(runsWhenGuarded(H) ? syncOf(M, H) : OpSync{});
+    std::vector<bool> Reported(N, false);
+    for (size_t R = 0; R < N; ++R) {
+      if (Ops[R].Kind != HostOp::KernelCall)
         continue;
-      bool ReadsPeers = false;
-      for (const KernelModel *Km : calledKernels(M, Ops[K]))
-        ReadsPeers = ReadsPeers || readsPeersAfterLastSync(M, *Km, Opts);
-      if (!ReadsPeers || barrierBetween(M, K, Ops.size()))
+      std::vector<std::string> ReadBufs;
+      for (const KernelModel *Km : calledKernels(M, Ops[R]))
+        for (size_t P : exposedPeerReadParams(M, *Km, Opts))
+          ReadBufs.push_back(argBuffer(Ops[R], P));
+      if (ReadBufs.empty())
         continue;
-      for (size_t W = 0; W < K; ++W) {
-        if (!isSymmWrite(M, Ops[W]))
+      // The reading rank publishes something after the read: later in
+      // call k, or anywhere in call k+1.
+      bool ReaderSignals = false;
+      for (size_t X = 0; X < N; ++X)
+        if (X != R && Sync[X].Signals && !exclusive(Ops[X], Ops[R]))
+          ReaderSignals = true;
+      for (size_t W = 0; W < N; ++W) {
+        if (W == R || Reported[W])
           continue;
-        bool Before = false;
-        for (size_t B = 0; B < W; ++B)
-          if ((Ops[B].Kind == HostOp::Barrier ||
-               Ops[B].Kind == HostOp::Collective) &&
-              unconditional(Ops[B]))
-            Before = true;
-        if (Before)
+        std::string Hit;
+        for (const std::string &WB : writtenBuffers(M, Ops[W], Opts))
+          for (const std::string &RB : ReadBufs)
+            if (Hit.empty() && mayAlias(WB, RB))
+              Hit = WB == "?" ? Ops[W].Target : WB;
+        if (Hit.empty())
           continue;
+        // A wait of the writing rank after the read and before the write:
+        // in call k after R (or on the other arm of R's `if`), or in call
+        // k+1 before W.
+        bool WriterWaits = false;
+        for (size_t X = 0; X < N; ++X) {
+          if (!Sync[X].Waits || exclusive(Ops[X], Ops[W]))
+            continue;
+          bool InK = X > R || exclusive(Ops[X], Ops[R]);
+          bool InK1 = X < W;
+          if (InK || InK1)
+            WriterWaits = true;
+        }
+        if (ReaderSignals && WriterWaits)
+          continue;
+        Reported[W] = true;
         Finding F;
         F.CheckId = info().Id;
         F.Sev = Severity::Error;
-        F.Kernel = Ops[K].Callee;
+        F.Kernel = Ops[R].Callee;
         F.Loc = Ops[W].Loc;
-        F.Message = "'" + Ops[W].Callee +
-                    "' overwrites the symmetric buffer '" + Ops[W].Target +
-                    "' at the start of call k+1 while peers " +
-                    "may still read it in call k's '" + Ops[K].Callee +
-                    "' (line " + std::to_string(Ops[K].Loc.Line) +
-                    "): no barrier after the kernel and no exit barrier in it";
-        F.FixHint = "call hdl.barrier(channel=0) after the kernel (or before "
-                    "the copy), or add an exit barrier to the kernel";
+        std::string What = Hit == "?" ? std::string("a symmetric buffer")
+                           : Hit.rfind("symm[@call:", 0) == 0
+                               ? "symmetric buffer '" + Hit + "'"
+                               : "'" + Hit + "'";
+        if (!Ops[W].Target.empty() && Hit == Ops[W].Target &&
+            Hit.rfind("symm[", 0) != 0 && Hit != "signal_pad")
+          What = "the symmetric buffer '" + Hit + "'";
+        F.Message =
+            "'" + Ops[W].Callee + "' (line " + std::to_string(Ops[W].Loc.Line) +
+            ") overwrites " + What + " in call k+1 while a peer may still " +
+            "read it in call k's '" + Ops[R].Callee + "' (line " +
+            std::to_string(Ops[R].Loc.Line) + "): " +
+            (ReaderSignals ? "the writing rank waits for no peer between "
+                             "that read and the write"
+                           : "the reading rank signals nothing after the "
+                             "read") +
+            " (no exit barrier after the kernel, no barrier before the write)";
+        F.FixHint = "add an exit barrier after the last read of peer buffers "
+                    "(a barrier kernel, or hdl.barrier() / dist.barrier() on "
+                    "the same stream), a barrier before the write in the next "
+                    "call, or alternate buffers by call parity";
         F.Related.push_back({"write", Ops[W].Loc, Ops[W].Callee});
-        F.Related.push_back({"read", Ops[K].Loc, Ops[K].Callee});
+        F.Related.push_back({"read", Ops[R].Loc, Ops[R].Callee});
         emit(Out, std::move(F));
       }
     }

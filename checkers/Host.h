@@ -1,8 +1,8 @@
 //===- Host.h - Helpers over Python host operations -------------*- C++ -*-===//
 //
 // Internal to pkb_checkers: reasoning about ModuleModel::HostOps (the ordered
-// operations of a ParallelKernelBench `solution()`), used by BAR-004 and
-// HOST-001.
+// operations of a ParallelKernelBench `solution()` or of a candidate's C++
+// `pkb_candidate_run`), used by BAR-004 and HOST-001.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PKB_CHECKERS_HOST_H
@@ -18,8 +18,30 @@ bool unconditional(const HostOp &Op);
 /// True if \p Op writes a symmetric buffer: a SymmWrite whose target was
 /// allocated with symm_mem.empty (when the allocations are visible).
 bool isSymmWrite(const ModuleModel &M, const HostOp &Op);
-/// True if an unconditional cross-rank barrier (hdl.barrier, dist.barrier,
-/// a collective) lies strictly between operation indices \p From and \p To.
+/// True if \p A and \p B lie in opposite arms of one `if` of C++ host code
+/// (HostOp::Guards holds "c" for one and "!(c)" for the other): one rank never
+/// runs both in the same call.
+bool exclusive(const HostOp &A, const HostOp &B);
+/// True if \p Op runs on every call on which its `if` guards hold: only
+/// tracked `if` arms (HostOp::Guards) enclose it, no loop or untracked block.
+bool runsWhenGuarded(const HostOp &Op);
+/// Cross-rank synchronization that one operation performs on its rank.
+struct OpSync {
+  bool Signals = false; ///< Publishes to other ranks (barrier, collective,
+                        ///< kernel storing to a cross-rank flag).
+  bool Waits = false;   ///< Blocks on other ranks (barrier, collective,
+                        ///< kernel spinning on a cross-rank flag).
+};
+/// The synchronization of \p Op: hdl.barrier, dist.barrier and collectives
+/// both signal and wait; a kernel call signals/waits if one of the kernels
+/// it may launch has a signal/wait event on a cross-rank flag
+/// (KernelModel::Facts from enrich(); none when enrich() has not run).
+OpSync syncOf(const ModuleModel &M, const HostOp &Op);
+/// True if a cross-rank barrier lies strictly between operation indices
+/// \p From and \p To: an unconditional hdl.barrier / dist.barrier /
+/// collective, or, in C++ host code, an operation that signals after \p From
+/// on the rank that runs \p From and one that waits before \p To on the rank
+/// that runs \p To (a barrier kernel, or split signal and wait kernels).
 bool barrierBetween(const ModuleModel &M, size_t From, size_t To);
 /// Kernels of \p M that the call \p Op may launch (HostOp::Kernels from
 /// enrich(); every kernel when the list is empty).
@@ -33,6 +55,19 @@ bool readsPeersBeforeSync(const ModuleModel &M, const KernelModel &K,
 /// barrier of its own).
 bool readsPeersAfterLastSync(const ModuleModel &M, const KernelModel &K,
                              const CheckOptions &O);
+/// Parameters of \p K (indices into KernelModel::Params) through which it
+/// reads peer memory after its last cross-rank signal; a read whose base is
+/// no parameter adds SIZE_MAX.
+std::vector<size_t> exposedPeerReadParams(const ModuleModel &M,
+                                          const KernelModel &K,
+                                          const CheckOptions &O);
+/// Parameters of \p K through which it stores into this rank's own
+/// symmetric memory before its first cross-rank wait (a write that an entry
+/// barrier of the kernel does not order); SIZE_MAX for a base that is no
+/// parameter.
+std::vector<size_t> unguardedOwnWriteParams(const ModuleModel &M,
+                                            const KernelModel &K,
+                                            const CheckOptions &O);
 
 } // namespace pkb::chk
 

@@ -100,6 +100,8 @@ static bool buildModule(const std::string &Path, const AnalyzeOptions &Opts,
         ParseErrors = true;
     for (KernelModel &K : FR.Module.Kernels)
       M.Kernels.push_back(std::move(K));
+    for (HostOp &H : FR.Module.HostOps) // a candidate's pkb_candidate_run
+      M.HostOps.push_back(std::move(H));
   }
   if (!AnyParsed)
     InputError = true;

@@ -378,6 +378,7 @@ public:
                      });
 
     std::vector<fe::FoundLaunch> Launches = fe::collectLaunches(Ctx, Map);
+    S.Result.Module.HostOps = fe::collectCandidateHostOps(Ctx, Map);
 
     for (const Item &I : Items) {
       KernelModel K = fe::buildKernelModel(Ctx, Map, S.Opts, I.FD, I.Generic,

@@ -68,6 +68,14 @@ struct FoundLaunch {
 std::vector<FoundLaunch> collectLaunches(clang::ASTContext &Ctx,
                                          const LocMapper &Map);
 
+/// Host operations of the candidate entry point `pkb_candidate_run`
+/// (docs/candidate-abi.md) defined in the main file, in source order:
+/// kernel launches and cudaMemcpy*/cudaMemset* into symmetric buffers or the
+/// signal pad, with their enclosing `if` arms (HostOp::Guards). Empty when
+/// the unit defines no such function.
+std::vector<HostOp> collectCandidateHostOps(clang::ASTContext &Ctx,
+                                            const LocMapper &Map);
+
 /// Qualified name of \p FD including template arguments, e.g.
 /// "ns::reduce<float, 4>".
 std::string kernelName(const clang::FunctionDecl *FD);

@@ -171,7 +171,8 @@ void enrich(ModuleModel &M) {
   for (KernelModel &K : M.Kernels)
     enrichKernel(K);
   for (HostOp &Op : M.HostOps) {
-    if (Op.Kind != HostOp::KernelCall)
+    // Launches in C++ host code name their kernel already (front end).
+    if (Op.Kind != HostOp::KernelCall || !Op.Kernels.empty())
       continue;
     std::string Fn = Op.Callee.substr(Op.Callee.rfind('.') + 1);
     Op.Kernels.clear();

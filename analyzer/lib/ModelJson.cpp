@@ -147,6 +147,10 @@ json toJson(const HostOp &H) {
   J["depth"] = H.Depth;
   if (!H.Kernels.empty())
     J["kernels"] = H.Kernels;
+  if (!H.Guards.empty())
+    J["guards"] = H.Guards;
+  if (!H.ArgBuffers.empty())
+    J["arg_buffers"] = H.ArgBuffers;
   return J;
 }
 

@@ -29,4 +29,193 @@ TEST(Checkers, Bar004HostCopyWithoutBarrierAfterKernel) {
   EXPECT_EQ(keys(F), (std::set<Key>{{50, "BAR-004"}})) << dump(F);
 }
 
+/// Findings of the BAR-004 checker alone on \p M (the host-sequence tests
+/// need no other checker).
+std::vector<Finding> runBar004(const ModuleModel &M) {
+  std::vector<Finding> Out;
+  std::vector<Diagnostic> Diags;
+  for (const auto &C : allCheckers())
+    if (std::string(C->info().Id) == "BAR-004")
+      C->check(M, CheckOptions{}, Out, Diags);
+  return Out;
+}
+
+/// BAR-004 findings of \p F as (line, severity) pairs.
+std::set<std::pair<unsigned, Severity>> bar004(const std::vector<Finding> &F) {
+  std::set<std::pair<unsigned, Severity>> S;
+  for (const Finding &X : F)
+    if (X.CheckId == "BAR-004")
+      S.insert({X.Loc.Line, X.Sev});
+  return S;
+}
+
+/// Kernels of a candidate's pkb_candidate_run (docs/candidate-abi.md):
+/// `barrierK` (signal every peer's pad, wait for every peer), `signalK`
+/// (signal only), `waitK` (wait only) and `reduceK` (reads bufs[p][i] of
+/// every peer p into out[i], no synchronization of its own).
+ModuleModel candidateKernels() {
+  ModuleModel M;
+  M.File = "cand.cu";
+  KB B("barrierK");
+  B.param("pads", ParamRole::SignalPadTable, 4)
+      .param("epoch", ParamRole::Epoch)
+      .launch(1, 8);
+  B.barrier(10, v("param:epoch"));
+  KB S("signalK");
+  S.param("pads", ParamRole::SignalPadTable, 4)
+      .param("epoch", ParamRole::Epoch)
+      .launch(1, 8);
+  S.when(lt(tid(), W()));
+  S.mem(EventKind::Store, 20, addr("pads", tid(), c(8) + rank()), 4,
+        MemOrder::Release, Scope::System, v("param:epoch"));
+  S.end();
+  KB Wt("waitK");
+  Wt.param("pads", ParamRole::SignalPadTable, 4)
+      .param("epoch", ParamRole::Epoch)
+      .launch(1, 8);
+  Wt.when(lt(tid(), W()));
+  Wt.spin(25, addr("pads", rank(), c(8) + tid()), v("param:epoch"));
+  Wt.end();
+  for (KB *K : {&B, &S, &Wt})
+    M.Kernels.push_back(K->K);
+  // The reader of hostModule(): loads bufs[p][i] (line 31), stores out[i].
+  M.Kernels.push_back(hostModule(false).Kernels.at(0));
+  M.Kernels.back().Name = "reduceK";
+  enrich(M);
+  return M;
+}
+
+/// A C++ host operation at \p Line: a launch of \p Kernel with argument
+/// buffers \p Bufs, or (Kernel empty) a cudaMemcpyAsync into \p Bufs[0].
+HostOp cxxOp(unsigned Line, const std::string &Kernel,
+             std::vector<std::string> Bufs,
+             std::vector<std::string> Guards = {}) {
+  HostOp H;
+  H.Loc = {"cand.cu", Line, 3};
+  H.Guards = std::move(Guards);
+  H.Depth = static_cast<unsigned>(H.Guards.size());
+  if (Kernel.empty()) {
+    H.Kind = HostOp::SymmWrite;
+    H.Callee = "cudaMemcpyAsync";
+    H.Target = Bufs.at(0);
+    return H;
+  }
+  H.Kind = HostOp::KernelCall;
+  H.Callee = Kernel;
+  H.Kernels = {Kernel};
+  H.ArgBuffers = std::move(Bufs);
+  return H;
+}
+
+// reduceK's arguments: bufs, pads, out, in, n, epoch.
+const std::vector<std::string> ReduceArgs = {"symm[0]", "signal_pad", "",
+                                             "",        "",           ""};
+
+TEST(Checkers, Bar004CandidateRunWithoutExitBarrier) {
+  ModuleModel M = candidateKernels();
+  M.HostOps = {cxxOp(60, "", {"symm[0]"}),
+               cxxOp(61, "barrierK", {"signal_pad", ""}),
+               cxxOp(62, "reduceK", ReduceArgs)};
+  auto F = runBar004(M);
+  EXPECT_EQ(bar004(F),
+            (std::set<std::pair<unsigned, Severity>>{{60, Severity::Error}}))
+      << dump(F);
+  const Finding *X = find(F, "BAR-004");
+  ASSERT_TRUE(X);
+  EXPECT_NE(X->Message.find("line 62"), std::string::npos) << X->Message;
+}
+
+TEST(Checkers, Bar004CandidateRunSafeOrderings) {
+  // An exit barrier kernel after the reads.
+  ModuleModel M = candidateKernels();
+  M.HostOps = {cxxOp(60, "", {"symm[0]"}),
+               cxxOp(61, "barrierK", {"signal_pad", ""}),
+               cxxOp(62, "reduceK", ReduceArgs),
+               cxxOp(63, "barrierK", {"signal_pad", ""})};
+  EXPECT_TRUE(bar004(runBar004(M)).empty()) << dump(runBar004(M));
+  // A leading barrier in the next call: barrier kernel before the write.
+  M.HostOps = {cxxOp(59, "barrierK", {"signal_pad", ""}),
+               cxxOp(60, "", {"symm[0]"}),
+               cxxOp(61, "barrierK", {"signal_pad", ""}),
+               cxxOp(62, "reduceK", ReduceArgs)};
+  EXPECT_TRUE(bar004(runBar004(M)).empty()) << dump(runBar004(M));
+  // Double buffering by call parity: symm[call_index & 1].
+  std::vector<std::string> Par = ReduceArgs;
+  Par[0] = "symm[@call:B]";
+  M.HostOps = {cxxOp(60, "", {"symm[@call:B]"}),
+               cxxOp(61, "barrierK", {"signal_pad", ""}),
+               cxxOp(62, "reduceK", Par)};
+  EXPECT_TRUE(bar004(runBar004(M)).empty()) << dump(runBar004(M));
+  // Another buffer than the one peers read.
+  M.HostOps = {cxxOp(60, "", {"symm[1]"}),
+               cxxOp(61, "barrierK", {"signal_pad", ""}),
+               cxxOp(62, "reduceK", ReduceArgs)};
+  EXPECT_TRUE(bar004(runBar004(M)).empty()) << dump(runBar004(M));
+}
+
+TEST(Checkers, Bar004CandidateRunParityAgainstFixedBuffer) {
+  // The write alternates by parity but the reader always reads symm[0]:
+  // every other call overwrites what the peers read.
+  ModuleModel M = candidateKernels();
+  M.HostOps = {cxxOp(60, "", {"symm[@call:B]"}),
+               cxxOp(61, "barrierK", {"signal_pad", ""}),
+               cxxOp(62, "reduceK", ReduceArgs)};
+  EXPECT_EQ(bar004(runBar004(M)),
+            (std::set<std::pair<unsigned, Severity>>{{60, Severity::Error}}));
+}
+
+TEST(Checkers, Bar004CandidateRunRootAndPeerArms) {
+  // Broadcast: the root copies into its buffer and publishes; the peers
+  // wait, pull and signal `done`. Safe only if the root waits for `done`.
+  ModuleModel M = candidateKernels();
+  auto Ops = [&](const std::string &RootKernel) {
+    return std::vector<HostOp>{
+        cxxOp(70, "", {"symm[0]"}, {"Root"}),
+        cxxOp(71, RootKernel, {"signal_pad", ""}, {"Root"}),
+        cxxOp(73, "waitK", {"signal_pad", ""}, {"!(Root)"}),
+        cxxOp(74, "reduceK", ReduceArgs, {"!(Root)"}),
+        cxxOp(75, "signalK", {"signal_pad", ""}, {"!(Root)"})};
+  };
+  M.HostOps = Ops("signalK"); // the root never waits for the peers
+  auto F = runBar004(M);
+  EXPECT_EQ(bar004(F),
+            (std::set<std::pair<unsigned, Severity>>{{70, Severity::Error}}))
+      << dump(F);
+  M.HostOps = Ops("barrierK"); // publish, then wait for every `done`
+  EXPECT_TRUE(bar004(runBar004(M)).empty()) << dump(runBar004(M));
+}
+
+TEST(Checkers, Bar004DeviceEpochParityHalves) {
+  // Push into half (epoch & 1) of every peer's buffer, barrier, read the
+  // own half: call k+1 writes the other half than call k reads.
+  auto Build = [](bool Parity) {
+    KB K("push");
+    K.param("bufs", ParamRole::PeerTable, 4)
+        .param("pads", ParamRole::SignalPadTable, 4)
+        .param("half", ParamRole::Scalar)
+        .param("epoch", ParamRole::Epoch)
+        .launch(1, 64);
+    ExprRef Off = Parity ? Expr::binary(ExprOp::And, v("param:epoch"), c(1)) *
+                               v("param:half")
+                         : c(0);
+    unsigned P = K.beginLoop(c(0), W(), c(1), "p");
+    Address WA = addr("bufs", K.lv(P), rank() * c(64) + tid());
+    WA.ByteOffset = Off;
+    K.store(40, WA);
+    K.endLoop();
+    K.barrier(42, v("param:epoch"));
+    unsigned Q = K.beginLoop(c(0), W(), c(1), "q");
+    Address RA = addr("bufs", rank(), K.lv(Q) * c(64) + tid());
+    RA.ByteOffset = Off;
+    K.load(47, RA);
+    K.endLoop();
+    return K.module();
+  };
+  EXPECT_EQ(bar004(runBar004(Build(false))),
+            (std::set<std::pair<unsigned, Severity>>{{40, Severity::Error}}))
+      << dump(runBar004(Build(false)));
+  EXPECT_TRUE(bar004(runBar004(Build(true))).empty())
+      << dump(runBar004(Build(true)));
+}
+
 } // namespace

@@ -359,12 +359,14 @@ struct KernelModel {
 };
 
 /// One ordered host-side operation of a ParallelKernelBench-style Python
-/// `solution()` (see docs/model-schema.md, "host operations").
+/// `solution()` or of a candidate's C++ `pkb_candidate_run`
+/// (docs/candidate-abi.md; see docs/model-schema.md, "host operations").
 struct HostOp {
   enum OpKind {
     SymmAlloc,  ///< symm_mem.empty(...)
     Rendezvous, ///< symm_mem.rendezvous(...)
-    SymmWrite,  ///< buf.copy_/zero_/fill_ into a symmetric buffer
+    SymmWrite,  ///< buf.copy_/zero_/fill_, cudaMemcpy*/cudaMemset* into a
+                ///< symmetric buffer or signal pad
     Barrier,    ///< hdl.barrier(...) or dist.barrier()
     KernelCall, ///< call into the compiled extension
     Collective, ///< dist.all_reduce & co (NCCL)
@@ -380,8 +382,18 @@ struct HostOp {
   unsigned Depth = 0;
   /// Kernels this call may launch (KernelCall; set by enrich()): those with
   /// a launch site in the host function named by the callee's last
-  /// component, else every kernel of the module.
+  /// component, else every kernel of the module. Launches of a candidate's
+  /// C++ `pkb_candidate_run` name their kernel here from the front end.
   std::vector<std::string> Kernels;
+  /// C++ host code only: the conditions of the enclosing `if` arms, as
+  /// source text, an `else` arm as "!(" + text + ")"; two operations whose
+  /// guards hold "c" and "!(c)" never run in the same call of one rank.
+  std::vector<std::string> Guards;
+  /// C++ host code only: per kernel argument, the symmetric buffer it
+  /// designates ("symm[0]", "symm[@call:<text>]" when the index depends on
+  /// ctx->call_index, "signal_pad"), else empty. For a SymmWrite the
+  /// buffer is in Target.
+  std::vector<std::string> ArgBuffers;
 };
 
 /// Everything known about one input file after the front end ran.
