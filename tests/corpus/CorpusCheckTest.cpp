@@ -88,6 +88,8 @@ FileResult analyze(const std::string &Path) {
     FrontendResult R = buildModels(U, FO);
     for (KernelModel &K : R.Module.Kernels)
       M.Kernels.push_back(std::move(K));
+    for (HostOp &H : R.Module.HostOps) // a candidate's pkb_candidate_run
+      M.HostOps.push_back(std::move(H));
   }
   enrich(M);
   // The corpus labels TOPO-001 against the two-GPU NVLink machine.
