@@ -288,27 +288,23 @@ public:
     return B;
   }
 
-  /// The (rank, block) pairs with at least one thread that executes wait
-  /// \p Wq, as a formula over agent \p Ag's rank and block; std::nullopt
-  /// when there are more than 256 such pairs or the solver gave up.
-  static std::optional<z3::expr> waitingBlocks(Analysis &A, size_t Wq, int Ag,
-                                               unsigned Wn,
-                                               const LaunchDims &L) {
-    const int K = 3;
-    std::vector<z3::expr> Xs = {A.rank(K), A.var("bid.x", K), A.var("bid.y", K),
-                                A.var("bid.z", K)};
-    bool Complete = false;
-    auto Rows = A.enumerate(A.exec(Wq, K), Xs, Wn, L, 256, Complete);
-    if (!Complete)
-      return std::nullopt;
-    std::vector<z3::expr> Ys = {A.rank(Ag), A.var("bid.x", Ag),
-                                A.var("bid.y", Ag), A.var("bid.z", Ag)};
-    z3::expr Any = A.Z.bool_val(false);
-    for (const auto &Row : Rows) {
-      z3::expr One = A.Z.bool_val(true);
-      for (size_t I = 0; I < Ys.size(); ++I)
-        One = One && Ys[I] == A.Z.int_val(Row[I]);
-      Any = Any || One;
+  /// Some thread of agent \p Ag's block executes wait \p Wq: the agent's
+  /// own thread, or one of threads 0..7 of the block (x dimension). An
+  /// under-approximation of "some thread of the block waits", kept
+  /// quantifier-free and cheap: the waiting threads of a cross-rank barrier
+  /// are the first W <= 8 threads.
+  static z3::expr someThreadWaits(Analysis &A, size_t Wq, int Ag) {
+    z3::expr Own = A.exec(Wq, Ag);
+    z3::expr Any = Own;
+    for (int C = 0; C < 8; ++C) {
+      z3::expr_vector From(A.Z), To(A.Z);
+      From.push_back(A.var("tid.x", Ag));
+      To.push_back(A.Z.int_val(C));
+      From.push_back(A.var("tid.y", Ag));
+      To.push_back(A.Z.int_val(0));
+      From.push_back(A.var("tid.z", Ag));
+      To.push_back(A.Z.int_val(0));
+      Any = Any || z3::expr(Own).substitute(From, To);
     }
     return Any;
   }
@@ -363,19 +359,14 @@ public:
         for (const auto &[Wt, Sigs] : SigsOf)
           if (!opensOnZero(A, Wt, Wn, L))
             E.insert(Wt);
-        std::map<size_t, std::optional<z3::expr>> Blocks;
         auto blocked = [&](size_t S) {
           z3::expr B = A.Z.bool_val(false);
           for (size_t Wq : E) {
             Behind H = behind(A, Wq, S);
-            if (H.SameThread)
+            if (H.Barrier)
+              B = B || someThreadWaits(A, Wq, 2);
+            else if (H.SameThread)
               B = B || A.exec(Wq, 2);
-            if (H.Barrier) {
-              if (!Blocks.count(Wq))
-                Blocks.emplace(Wq, waitingBlocks(A, Wq, 2, Wn, L));
-              if (const auto &Bl = Blocks.at(Wq))
-                B = B || *Bl;
-            }
           }
           return B;
         };
