@@ -9,7 +9,9 @@
 #include "Checks.h"
 #include "Engine.h"
 
+#include <map>
 #include <optional>
+#include <set>
 
 namespace pkb::chk {
 namespace {
@@ -21,15 +23,35 @@ public:
                  "size (rank-divergent barrier): deadlock.",
                  "bar-002", ExplainsDeadlock)
 
-  /// "No instance of signal S (agent Sa) ends wait Wt of agent 1": the
-  /// sender's thread, loop and other coordinates are enumerated (at most
-  /// 64 assignments) and its rank expanded over [0, W), giving a
-  /// quantifier-free conjunction; with more assignments a universal
-  /// quantifier is used instead. Per-block sync fixes the sender's block
-  /// to the waiter's.
-  z3::expr noMatch(Analysis &A, size_t S, int Sa, size_t Wt,
-                   const z3::expr &Exit, bool PerBlock, unsigned Wn,
-                   const LaunchDims &L) const {
+  /// The signals that can end wait \p Wt (writes of its flag base, plus
+  /// consuming compare-and-swap/exchange operations, which also write the
+  /// flag: the reset half of a CAS handshake) into \p Sigs. False when the
+  /// wait is not checked here: no signal in this kernel (signalled by
+  /// another kernel or the host), or a signal of another width than the
+  /// poll (ORD-005, mixed-size flag accesses: one root cause).
+  static bool signalsOf(const Analysis &A, size_t Wt,
+                        std::vector<size_t> &Sigs) {
+    const Event &W = A.ev(Wt);
+    for (size_t S = 0; S < A.size(); ++S) {
+      const Event &E = A.ev(S);
+      bool Consume = E.Kind == EventKind::Atomic &&
+                     (E.Rmw == RmwOp::Cas || E.Rmw == RmwOp::Exch);
+      if ((A.isSignal(S) || Consume) && E.Addr.Base == W.Addr.Base)
+        Sigs.push_back(S);
+    }
+    for (size_t S : Sigs)
+      if (A.ev(S).Width && W.Width && A.ev(S).Width != W.Width)
+        return false;
+    return !Sigs.empty();
+  }
+
+  /// Instance of signal \p S by agent \p Sa may end wait \p Wt of agent 1:
+  /// it executes, writes the polled bytes and (for a plain store whose
+  /// value is known and a wait whose exit condition is over the polled
+  /// value alone) stores a value that satisfies \p Exit. An
+  /// over-approximation of "ends the wait".
+  static z3::expr matches(Analysis &A, size_t S, int Sa, size_t Wt,
+                          const z3::expr &Exit) {
     const Event &Sig = A.ev(S);
     const Event &W = A.ev(Wt);
     z3::expr M = A.exec(S, Sa) && A.conflict(S, Sa, Wt, 1);
@@ -47,6 +69,19 @@ public:
       To.push_back(A.toInt(Sig.Value, Sa));
       M = M && z3::expr(Exit).substitute(From, To);
     }
+    return M;
+  }
+
+  /// "No instance of signal S (agent Sa) ends wait Wt of agent 1": the
+  /// sender's thread, loop and other coordinates are enumerated (at most
+  /// 64 assignments) and its rank expanded over [0, W), giving a
+  /// quantifier-free conjunction; with more assignments a universal
+  /// quantifier is used instead. Per-block sync fixes the sender's block
+  /// to the waiter's.
+  z3::expr noMatch(Analysis &A, size_t S, int Sa, size_t Wt,
+                   const z3::expr &Exit, bool PerBlock, unsigned Wn,
+                   const LaunchDims &L) const {
+    z3::expr M = matches(A, S, Sa, Wt, Exit);
     std::vector<z3::expr> All = A.agentVars(Sa);
     std::vector<z3::expr> Xs;
     z3::expr RankS = A.rank(Sa);
@@ -233,32 +268,215 @@ public:
     }
   }
 
+  /// How an instance of signal \p S is kept behind wait \p Wq on the
+  /// sender's side: the same thread runs Wq first (Wq outside loops), or an
+  /// unconditional block barrier outside loops lies between them, so that
+  /// every thread of the block passes it only after every waiting thread of
+  /// the block has left Wq. Barrier is the barrier's event index.
+  struct Behind {
+    bool SameThread = false;
+    std::optional<size_t> Barrier;
+  };
+  static Behind behind(const Analysis &A, size_t Wq, size_t S) {
+    Behind B;
+    if (Wq >= S)
+      return B;
+    B.SameThread = A.ev(Wq).Loops.empty();
+    for (size_t I = Wq + 1; I < S && !B.Barrier; ++I)
+      if (A.isBlockBarrier(I) && A.ev(I).Guard.empty() && A.ev(I).Loops.empty())
+        B.Barrier = I;
+    return B;
+  }
+
+  /// Some thread of agent \p Ag's block executes wait \p Wq: the agent's
+  /// own thread, or one of threads 0..7 of the block (x dimension). An
+  /// under-approximation of "some thread of the block waits", kept
+  /// quantifier-free and cheap: the waiting threads of a cross-rank barrier
+  /// are the first W <= 8 threads.
+  static z3::expr someThreadWaits(Analysis &A, size_t Wq, int Ag) {
+    z3::expr Own = A.exec(Wq, Ag);
+    z3::expr Any = Own;
+    for (int C = 0; C < 8; ++C) {
+      z3::expr_vector From(A.Z), To(A.Z);
+      From.push_back(A.var("tid.x", Ag));
+      To.push_back(A.Z.int_val(C));
+      From.push_back(A.var("tid.y", Ag));
+      To.push_back(A.Z.int_val(0));
+      From.push_back(A.var("tid.z", Ag));
+      To.push_back(A.Z.int_val(0));
+      Any = Any || z3::expr(Own).substitute(From, To);
+    }
+    return Any;
+  }
+
+  /// Wait \p Wt may end on the value a zeroed flag holds before any
+  /// signal (a compare-and-swap lock `polled == 0`, a reset wait), for
+  /// world size \p Wn and launch \p L. A wait whose exit condition
+  /// involves a parameter (an epoch) is assumed to wait on the value the
+  /// flag holds when the kernel starts: a flag that already satisfies it
+  /// is a stale flag (SIG-002), not a deadlock. Unknown counts as "may".
+  static bool opensOnZero(Analysis &A, size_t Wt, unsigned Wn,
+                          const LaunchDims &L) {
+    const Event &W = A.ev(Wt);
+    if (!W.ExitCond)
+      return true;
+    if (anyVar(W.ExitCond,
+               [](const std::string &N) { return startsWith(N, "param:"); }))
+      return false;
+    z3::expr_vector From(A.Z), To(A.Z);
+    From.push_back(A.var("polled", 1));
+    To.push_back(A.Z.int_val(0));
+    A.Approx = false;
+    z3::expr Q = A.exec(Wt, 1) && A.toBool(W.ExitCond, 1).substitute(From, To);
+    Outcome R = A.solve(Q, {}, {Wn}, &L);
+    return R.sat() || R.unknown() || A.Approx;
+  }
+
+  /// Wait-for cycles across ranks. For world size W and launch L, the
+  /// greatest set E of cross-rank waits such that every signal instance
+  /// that may end an instance of a wait in E (matches()) is kept behind an
+  /// executed instance of a wait in E on its sender (behind()). No wait of
+  /// E ever completes: the first to complete would need a signal sent
+  /// after an earlier completion of a wait of E. So a reachable wait of E
+  /// is a proven deadlock for this W (the wait-before-signal cycle, e.g.
+  /// every rank waits for its peers' flags before publishing its own).
+  /// Waits already reported as unmatched (\p Reported) are not repeated.
+  void checkCycles(Analysis &A, const std::set<size_t> &Reported,
+                   std::vector<Finding> &Out) const {
+    std::map<size_t, std::vector<size_t>> SigsOf;
+    for (size_t Wt : A.Waits) {
+      std::vector<size_t> Sigs;
+      if (A.isCrossRankFlag(A.ev(Wt).Addr.Base) && signalsOf(A, Wt, Sigs))
+        SigsOf[Wt] = Sigs;
+    }
+    if (SigsOf.empty())
+      return;
+    std::vector<unsigned> Ws = A.O.WorldSizes;
+    std::sort(Ws.begin(), Ws.end());
+    for (unsigned Wn : Ws)
+      for (const LaunchDims &L : A.launches()) {
+        std::set<size_t> E;
+        for (const auto &[Wt, Sigs] : SigsOf)
+          if (!opensOnZero(A, Wt, Wn, L))
+            E.insert(Wt);
+        auto blocked = [&](size_t S) {
+          z3::expr B = A.Z.bool_val(false);
+          for (size_t Wq : E) {
+            Behind H = behind(A, Wq, S);
+            if (H.Barrier)
+              B = B || someThreadWaits(A, Wq, 2);
+            else if (H.SameThread)
+              B = B || A.exec(Wq, 2);
+          }
+          return B;
+        };
+        for (bool Changed = true; Changed && !E.empty();) {
+          Changed = false;
+          for (size_t Wt : std::set<size_t>(E)) {
+            const Event &W = A.ev(Wt);
+            z3::expr Exit =
+                W.ExitCond ? A.toBool(W.ExitCond, 1) : A.Z.bool_val(true);
+            for (size_t S : SigsOf.at(Wt)) {
+              A.Approx = false;
+              z3::expr Q =
+                  A.exec(Wt, 1) && matches(A, S, 2, Wt, Exit) && !blocked(S);
+              Outcome R = A.solve(Q, {}, {Wn}, &L);
+              if (R.sat() || R.unknown() || A.Approx) {
+                E.erase(Wt);
+                Changed = true;
+                break;
+              }
+            }
+          }
+        }
+        bool Any = false;
+        for (size_t Wt : E) {
+          if (Reported.count(Wt))
+            continue;
+          // A wait that itself sits behind a wait of E is never reached:
+          // a consequence of the cycle, not its own finding.
+          bool Downstream = false;
+          for (size_t Wq : E) {
+            Behind H = behind(A, Wq, Wt);
+            Downstream = Downstream || H.SameThread || H.Barrier;
+          }
+          if (Downstream)
+            continue;
+          // The witness: an executed instance of the wait, a signal that
+          // would end it, and the wait that keeps that signal back.
+          const Event &W = A.ev(Wt);
+          z3::expr Exit =
+              W.ExitCond ? A.toBool(W.ExitCond, 1) : A.Z.bool_val(true);
+          for (size_t S : SigsOf.at(Wt)) {
+            std::optional<size_t> By;
+            Behind H;
+            for (size_t Wq : E) {
+              H = behind(A, Wq, S);
+              if (H.SameThread || H.Barrier) {
+                By = Wq;
+                break;
+              }
+            }
+            if (!By)
+              continue;
+            A.Approx = false;
+            z3::expr Q = A.exec(Wt, 1) && matches(A, S, 2, Wt, Exit);
+            Outcome R = A.solve(Q, A.agentWitness({1, 2}), {Wn}, &L);
+            if (!R.sat() || A.Approx)
+              continue;
+            const Event &Sig = A.ev(S);
+            const Event &Q2 = A.ev(*By);
+            std::string Barrier =
+                H.Barrier ? "the block barrier at line " +
+                                std::to_string(A.ev(*H.Barrier).Loc.Line) +
+                                " lies between that wait and the signal"
+                          : "";
+            std::string Why =
+                H.SameThread ? " (the sending thread runs that wait first" +
+                                   (Barrier.empty() ? "" : "; " + Barrier) + ")"
+                             : " (" + Barrier + ")";
+            Finding F = makeFinding(
+                info().Id, A.K, W.Loc,
+                "for W = " + R.Witness["W"] + ", rank " + R.Witness["r1"] +
+                    " (block " + R.Witness["b1"] + ", thread " +
+                    R.Witness["t1"] + ") waits on " + W.Addr.Base +
+                    " for the signal that rank " + R.Witness["r2"] +
+                    " sends at line " + std::to_string(Sig.Loc.Line) +
+                    ", but every rank sends that signal only after its own "
+                    "wait at line " +
+                    std::to_string(Q2.Loc.Line) + " has ended" + Why +
+                    ": the ranks wait for each other in a cycle and none "
+                    "proceeds (deadlock)",
+                "publish the flag before waiting for the peers' flags "
+                "(signal, then wait), so that no rank's signal depends on "
+                "its own wait");
+            relate(F, "wait", W);
+            relate(F, "signal", Sig);
+            if (*By != Wt)
+              relate(F, "wait", Q2);
+            if (H.Barrier)
+              relate(F, "barrier", A.ev(*H.Barrier));
+            applyOutcome(F, R);
+            emit(Out, std::move(F));
+            Any = true;
+            break;
+          }
+        }
+        if (Any)
+          return;
+      }
+  }
+
   void checkKernel(Analysis &A, std::vector<Finding> &Out,
                    std::vector<Diagnostic> &Diags) const override {
     checkCounters(A, Out);
+    std::set<size_t> Reported;
     for (size_t Wt : A.Waits) {
       const Event &W = A.ev(Wt);
       if (!A.isCrossRankFlag(W.Addr.Base))
         continue;
-      // Signals, plus consuming compare-and-swap/exchange operations, which
-      // also write the flag (the reset half of a CAS handshake).
       std::vector<size_t> Sigs;
-      for (size_t S = 0; S < A.size(); ++S) {
-        const Event &E = A.ev(S);
-        bool Consume = E.Kind == EventKind::Atomic &&
-                       (E.Rmw == RmwOp::Cas || E.Rmw == RmwOp::Exch);
-        if ((A.isSignal(S) || Consume) && E.Addr.Base == W.Addr.Base)
-          Sigs.push_back(S);
-      }
-      if (Sigs.empty())
-        continue; // signalled elsewhere (another kernel, the host)
-      // Signals of another width than the poll do not synchronize with it
-      // at all: that is ORD-005 (mixed-size flag accesses), one root cause.
-      bool MixedWidth = false;
-      for (size_t S : Sigs)
-        MixedWidth = MixedWidth ||
-                     (A.ev(S).Width && W.Width && A.ev(S).Width != W.Width);
-      if (MixedWidth)
+      if (!signalsOf(A, Wt, Sigs))
         continue;
       A.Approx = false;
       bool PerBlock = A.perBlockSync();
@@ -314,7 +532,9 @@ public:
         relate(F, "signal", A.ev(S));
       applyOutcome(F, R);
       emit(Out, std::move(F));
+      Reported.insert(Wt);
     }
+    checkCycles(A, Reported, Out);
   }
 };
 

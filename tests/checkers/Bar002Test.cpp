@@ -48,4 +48,109 @@ TEST(Checkers, Bar002UnmatchedWait) {
   EXPECT_TRUE(FG.empty()) << dump(FG);
 }
 
+/// The wait-before-signal allgather: threads t < W wait for peer t's flag,
+/// a block barrier, then signal peer t. Every signal sits behind a wait.
+static KB waitThenSignal(bool SignalFirst) {
+  KB K(SignalFirst ? "signal_then_wait" : "wait_then_signal");
+  K.stdParams().launch(2, 256);
+  auto Signal = [&] {
+    K.when(lt(tid(), W()));
+    K.when(ne(tid(), rank()));
+    K.mem(EventKind::Store, 30, addr("pads", tid(), bid() * c(8) + rank()), 4,
+          MemOrder::Release, Scope::System, v("param:epoch"));
+    K.end();
+    K.end();
+  };
+  if (SignalFirst)
+    Signal();
+  K.when(lt(tid(), W()));
+  K.when(ne(tid(), rank()));
+  K.spin(31, addr("pads", rank(), bid() * c(8) + tid()), v("param:epoch"));
+  K.end();
+  K.end();
+  K.sync(32);
+  if (!SignalFirst)
+    Signal();
+  return K;
+}
+
+TEST(Checkers, Bar002WaitForCycle) {
+  KB K = waitThenSignal(false);
+  auto F = runAll(K.module());
+  EXPECT_EQ(keys(F), (std::set<Key>{{31, "BAR-002"}})) << dump(F);
+  const Finding *X = find(F, "BAR-002");
+  ASSERT_TRUE(X);
+  EXPECT_EQ(X->Sev, Severity::Error);
+  EXPECT_EQ(X->Witness.at("W"), "2");
+  EXPECT_NE(X->Witness.at("r1"), X->Witness.at("r2"));
+  // The message names the cycle: the signal line, the wait it sits behind
+  // and the barrier between them.
+  EXPECT_NE(X->Message.find("sends at line 30"), std::string::npos)
+      << X->Message;
+  EXPECT_NE(X->Message.find("wait at line 31"), std::string::npos);
+  EXPECT_NE(X->Message.find("barrier at line 32"), std::string::npos);
+  // Signal first, then wait: no cycle.
+  KB G = waitThenSignal(true);
+  auto FG = runAll(G.module());
+  EXPECT_TRUE(FG.empty()) << dump(FG);
+}
+
+TEST(Checkers, Bar002NoCycleWhenOneRankSignalsFirst) {
+  // A chain: rank r > 0 waits for rank r - 1, then signals rank r + 1;
+  // rank 0 signals without waiting, so every wait ends.
+  KB K("chain");
+  K.stdParams().launch(1, 32);
+  K.when(eq(tid(), c(0)));
+  K.when(ne(rank(), c(0)));
+  K.spin(40, addr("pads", rank(), c(0)), v("param:epoch"));
+  K.end();
+  K.when(lt(rank() + c(1), W()));
+  K.mem(EventKind::Store, 41, addr("pads", rank() + c(1), c(0)), 4,
+        MemOrder::Release, Scope::System, v("param:epoch"));
+  K.end();
+  K.end();
+  auto F = runAll(K.module());
+  EXPECT_TRUE(F.empty()) << dump(F);
+}
+
+TEST(Checkers, Bar002LockWaitOpensOnZeroedFlag) {
+  // Torch-style CAS handshake: the put waits for the slot to be 0 (true on
+  // a zeroed pad) before it writes 1; the get waits for 1 after the put.
+  // The put's wait is not part of any cycle.
+  KB K("cas");
+  K.stdParams().launch(1, 32);
+  K.when(lt(tid(), W()));
+  K.spin(50, addr("pads", tid(), rank()), c(0), MemOrder::Release,
+         Scope::System, "==");
+  Event &Put = K.mem(EventKind::Atomic, 50, addr("pads", tid(), rank()), 4,
+                     MemOrder::Release, Scope::System, c(1));
+  Put.Rmw = RmwOp::Cas;
+  K.spin(51, addr("pads", rank(), tid()), c(1), MemOrder::Acquire,
+         Scope::System, "==");
+  Event &Get = K.mem(EventKind::Atomic, 51, addr("pads", rank(), tid()), 4,
+                     MemOrder::Acquire, Scope::System, c(0));
+  Get.Rmw = RmwOp::Cas;
+  K.end();
+  auto F = runAll(K.module());
+  EXPECT_FALSE(find(F, "BAR-002")) << dump(F);
+}
+
+TEST(Checkers, Bar002CycleReportedOnceAtItsRoot) {
+  // The cycle, then a correct exit barrier on other slots: the exit wait is
+  // never reached either, but only the root wait is reported.
+  KB K = waitThenSignal(false);
+  K.sync(60);
+  K.when(lt(tid(), W()));
+  K.when(ne(tid(), rank()));
+  K.mem(EventKind::Store, 61,
+        addr("pads", tid(), c(64) + bid() * c(8) + rank()), 4,
+        MemOrder::Release, Scope::System, v("param:epoch"));
+  K.spin(62, addr("pads", rank(), c(64) + bid() * c(8) + tid()),
+         v("param:epoch"));
+  K.end();
+  K.end();
+  auto F = runAll(K.module());
+  EXPECT_EQ(keys(F), (std::set<Key>{{31, "BAR-002"}})) << dump(F);
+}
+
 } // namespace
