@@ -268,6 +268,54 @@ z3::check_result Analysis::decide(const z3::expr &FC, unsigned W,
   return C;
 }
 
+std::string Analysis::unboundCondition(const z3::expr &F, const z3::expr &FC,
+                                       const LaunchDims &L, unsigned W,
+                                       const z3::model &Mo) {
+  // Scalar parameters of the satisfying formula that the launch leaves
+  // unbound (counts, epochs, ranks and pointers excluded: their values are
+  // fixed by the roles, the call counter or the layout).
+  std::set<unsigned> Seen;
+  std::set<std::string> Names;
+  collectConsts(FC, Seen, Names);
+  z3::expr Small = Z.bool_val(true);
+  std::string Cond;
+  for (const std::string &N : Names) {
+    if (!startsWith(N, "param:") || L.Bind.count(N))
+      continue;
+    const Param *P = K.findParam(N.substr(6));
+    if (!P || (P->Role != ParamRole::Scalar && P->Role != ParamRole::Unknown))
+      continue;
+    z3::expr V = Vars.at(N);
+    Small = Small && V >= 0 && V < Z.int_val(W);
+    z3::expr Val = Mo.eval(V, true);
+    int64_t X = 0;
+    Cond += (Cond.empty() ? "" : ", ") + N + " = " +
+            (Val.is_numeral_i64(X) ? std::to_string(X) : Val.to_string());
+  }
+  // The finding needs these values if it does not also hold with every
+  // unbound parameter in [0, W), the range of an index or small offset that
+  // a plausible launch passes (an unknown probe counts as "needs them": the
+  // finding becomes a Warning, never a pass).
+  if (!Cond.empty()) {
+    std::optional<z3::model> M0;
+    std::string Why;
+    if (decide(FC && Small, W, M0, Why) == z3::sat)
+      Cond.clear();
+  }
+  if (L.Site == nullptr && !L.FromSite && L.G[0] > 1) {
+    // No visible launch: the block count is unconstrained too. A finding
+    // that needs more than one block holds only for some launches.
+    LaunchDims One = L;
+    One.G[0] = 1;
+    std::optional<z3::model> M1;
+    std::string Why1;
+    if (decide(concretize(F, W, One), W, M1, Why1) != z3::sat)
+      Cond += (Cond.empty() ? "" : ", ") + std::string("gridDim.x = ") +
+              std::to_string(L.G[0]);
+  }
+  return Cond;
+}
+
 Outcome Analysis::solve(const z3::expr &F, const WitnessSpec &Wit,
                         const std::vector<unsigned> &OnlyW,
                         const LaunchDims *OnlyLaunch) {
@@ -316,6 +364,8 @@ Outcome Analysis::solve(const z3::expr &F, const WitnessSpec &Wit,
         R.Witness["W"] = std::to_string(W);
         R.Witness["bdim"] = std::to_string(L.B[0]);
         R.Witness["gdim"] = std::to_string(L.G[0]);
+        R.Site = L.Site;
+        R.Unbound = unboundCondition(F && Params, FC, L, W, *Mo);
         return R;
       }
       if (C == z3::unknown) {

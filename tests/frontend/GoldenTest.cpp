@@ -47,6 +47,6 @@ TEST_P(Golden, MatchesJson) {
 INSTANTIATE_TEST_SUITE_P(Frontend, Golden,
                          ::testing::Values("push_allgather", "peerview_barrier",
                                            "ptx_flags", "template_reduce",
-                                           "enrich_facts"));
+                                           "enrich_facts", "launch_args"));
 
 } // namespace
