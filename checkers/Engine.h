@@ -81,6 +81,14 @@ struct Outcome {
   bool AssumedLaunch = false; ///< Launch dims came from the representative set.
   std::map<std::string, std::string> Witness;
   std::string Reason; ///< Solver's reason for unknown.
+  /// The launch site whose binding the satisfying assignment used (null
+  /// for the representative launches of a kernel without visible launch).
+  const LaunchSite *Site = nullptr;
+  /// Non-empty when the assignment needs values of parameters that no
+  /// visible launch binds and the query is unsatisfiable with them all in
+  /// [0, W):
+  /// "param:Slot = 65528" (docs/checkers.md, "Unbound parameters").
+  std::string Unbound;
 
   bool sat() const { return K == Sat; }
   bool unknown() const { return K == Unknown; }
@@ -91,6 +99,13 @@ struct LaunchDims {
   int64_t B[3] = {256, 1, 1};
   int64_t G[3] = {4, 1, 1};
   bool FromSite = false;
+  /// Parameter values this launch binds: "param:Name" -> the constant
+  /// argument of the launch (docs/checkers.md, "Launch-site
+  /// specialization"). Unbound parameters stay symbolic.
+  std::map<std::string, int64_t> Bind;
+  /// The first launch site with these dimensions and bindings (null for
+  /// the representative set).
+  const LaunchSite *Site = nullptr;
 };
 
 /// Witness entries to read back from a model: display name -> term.
@@ -227,6 +242,10 @@ public:
   /// Launch configurations to try: from launch sites when constant,
   /// otherwise the documented representative set.
   const std::vector<LaunchDims> &launches();
+  /// True if the kernel has launch sites and every configuration of
+  /// launches() binds the parameter variable \p Var ("param:Epoch") to a
+  /// constant: its value is the same in every call.
+  bool boundInEveryLaunch(const std::string &Var);
   /// Solves \p F for each world size (ascending) and launch configuration;
   /// returns the first satisfying assignment.
   Outcome solve(const z3::expr &F, const WitnessSpec &Wit,
@@ -277,6 +296,16 @@ private:
   /// KernelBudget, and charges the units used.
   z3::check_result runLimited(z3::solver &S, uint64_t Limit,
                               std::string &Reason);
+  /// The values of the unbound scalar parameters that the satisfying
+  /// assignment \p Mo of \p FC (\p F concretized for world size \p W and
+  /// launch \p L) needs, and "gridDim.x = G" when \p L is a representative
+  /// launch and one block does not show the finding; as
+  /// "param:Slot = 65528"; empty when \p FC also holds with every unbound
+  /// parameter in [0, W), or when none occurs (docs/checkers.md, "Unbound
+  /// parameters").
+  std::string unboundCondition(const z3::expr &F, const z3::expr &FC,
+                               const LaunchDims &L, unsigned W,
+                               const z3::model &Mo);
   struct CacheEntry {
     z3::expr F;
     z3::check_result C;

@@ -45,6 +45,23 @@ void applyOutcome(Finding &F, const Outcome &R) {
     F.Witness[K] = V;
   if (R.Approx || R.unknown())
     F.Sev = Severity::Warning;
+  if (!R.sat())
+    return;
+  if (R.Site) {
+    // Launch-site specialization: the launch whose binding this is.
+    std::string Args;
+    for (const LaunchSite::Arg &A : R.Site->Args)
+      if (A.Value)
+        Args += (Args.empty() ? "" : ", ") + A.Param + " = " + A.Value->str();
+    F.Related.push_back(
+        {"launch", R.Site->Loc, R.Site->Kernel + "<<<...>>>(" + Args + ")"});
+  }
+  if (!R.Unbound.empty()) {
+    // Unbound parameters: the bug needs values no visible launch passes.
+    F.Sev = Severity::Warning;
+    F.Message += "; holds if " + R.Unbound + ", which no visible launch binds";
+    F.Witness["unbound"] = R.Unbound;
+  }
 }
 
 void emit(std::vector<Finding> &Out, Finding F) {

@@ -5,19 +5,53 @@
 //===----------------------------------------------------------------------===//
 #include "Engine.h"
 
+#include <algorithm>
+
 namespace pkb::chk {
 
 //===----------------------------------------------------------------------===//
 // Analysis: launch configurations.
 //===----------------------------------------------------------------------===//
 
+/// The parameters that launch \p L binds to constants: "param:Name" ->
+/// value. Rank and world-size parameters are coordinates, not bindings.
+static std::map<std::string, int64_t> bindingsOf(const KernelModel &K,
+                                                 const LaunchSite &L) {
+  std::map<std::string, int64_t> B;
+  for (const LaunchSite::Arg &A : L.Args) {
+    const Param *P = K.findParam(A.Param);
+    if (!P || P->Role == ParamRole::Rank || P->Role == ParamRole::WorldSize)
+      continue;
+    if (std::optional<int64_t> V = constOf(A.Value))
+      B["param:" + P->Name] = *V;
+  }
+  return B;
+}
+
 const std::vector<LaunchDims> &Analysis::launches() {
   if (LaunchesDone)
     return Launches;
   LaunchesDone = true;
+  // Launch-site specialization (docs/checkers.md): one configuration per
+  // distinct (dimensions, bindings); a site whose dimensions do not fold
+  // keeps its bindings with the representative dimensions, used only when
+  // no site has constant dimensions.
+  std::vector<const LaunchSite *> Unsized;
+  auto Same = [](const LaunchDims &A, const LaunchDims &B) {
+    return std::equal(A.B, A.B + 3, B.B) && std::equal(A.G, A.G + 3, B.G) &&
+           A.Bind == B.Bind && A.FromSite == B.FromSite;
+  };
+  auto Add = [&](const LaunchDims &D) {
+    for (const LaunchDims &E : Launches)
+      if (Same(E, D))
+        return;
+    Launches.push_back(D);
+  };
   for (const LaunchSite &L : K.Launches) {
     LaunchDims D;
     D.FromSite = true;
+    D.Site = &L;
+    D.Bind = bindingsOf(K, L);
     const ExprRef *Es[6] = {&L.BlockX, &L.BlockY, &L.BlockZ,
                             &L.GridX,  &L.GridY,  &L.GridZ};
     bool Ok = true;
@@ -35,7 +69,9 @@ const std::vector<LaunchDims> &Analysis::launches() {
       (I < 3 ? D.B[I] : D.G[I - 3]) = V;
     }
     if (Ok && D.B[0] * D.B[1] * D.B[2] <= 1024)
-      Launches.push_back(D);
+      Add(D);
+    else if (!Ok)
+      Unsized.push_back(&L);
   }
   if (Launches.empty()) {
     // Representative configurations (docs/checkers.md, "Assumptions").
@@ -44,9 +80,26 @@ const std::vector<LaunchDims> &Analysis::launches() {
     A.G[0] = 4;
     B.B[0] = 128;
     B.G[0] = 3;
-    Launches = {A, B};
+    if (Unsized.empty()) {
+      Launches = {A, B};
+    } else {
+      for (const LaunchSite *L : Unsized)
+        for (LaunchDims D : {A, B}) {
+          D.Bind = bindingsOf(K, *L);
+          D.Site = L;
+          Add(D);
+        }
+    }
   }
   return Launches;
+}
+
+bool Analysis::boundInEveryLaunch(const std::string &Var) {
+  const std::vector<LaunchDims> &Ls = launches();
+  return !K.Launches.empty() &&
+         std::all_of(Ls.begin(), Ls.end(), [&](const LaunchDims &L) {
+           return L.Bind.count(Var) != 0;
+         });
 }
 
 z3::expr Analysis::concretize(const z3::expr &F, unsigned W,
@@ -60,6 +113,10 @@ z3::expr Analysis::concretize(const z3::expr &F, unsigned W,
     To.push_back(Z.int_val(L.B[D]));
     From.push_back(var(std::string("gdim.") + Dims[D], 0));
     To.push_back(Z.int_val(L.G[D]));
+  }
+  for (const auto &[Name, V] : L.Bind) {
+    From.push_back(var(Name, 0));
+    To.push_back(Z.int_val(V));
   }
   z3::expr R = z3::expr(F).substitute(From, To).simplify();
   for (unsigned X = 0; X < From.size(); ++X)

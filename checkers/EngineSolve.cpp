@@ -268,6 +268,57 @@ z3::check_result Analysis::decide(const z3::expr &FC, unsigned W,
   return C;
 }
 
+std::string Analysis::unboundCondition(const z3::expr &F, const z3::expr &FC,
+                                       const LaunchDims &L, unsigned W,
+                                       const z3::model &Mo) {
+  // Scalar parameters of the satisfying formula that the launch leaves
+  // unbound (counts, epochs, ranks and pointers excluded: their values are
+  // fixed by the roles, the call counter or the layout).
+  std::set<unsigned> Seen;
+  std::set<std::string> Names;
+  collectConsts(FC, Seen, Names);
+  z3::expr Small = Z.bool_val(true);
+  std::string Cond;
+  for (const std::string &N : Names) {
+    if (!startsWith(N, "param:") || L.Bind.count(N))
+      continue;
+    const Param *P = K.findParam(N.substr(6));
+    if (!P || (P->Role != ParamRole::Scalar && P->Role != ParamRole::Unknown))
+      continue;
+    z3::expr V = Vars.at(N);
+    Small = Small && V >= 0 && V < Z.int_val(W);
+    z3::expr Val = Mo.eval(V, true);
+    int64_t X = 0;
+    Cond += (Cond.empty() ? "" : ", ") + N + " = " +
+            (Val.is_numeral_i64(X) ? std::to_string(X) : Val.to_string());
+  }
+  // The finding needs these values if it does not also hold with every
+  // unbound parameter in [0, W), the range of an index or small offset that
+  // a plausible launch passes (an unknown probe counts as "needs them": the
+  // finding becomes a Warning, never a pass).
+  // One cheap attempt (1/16 of a query limit, no case splits): probes run
+  // for every satisfiable query, and an undecided probe only costs an Error
+  // its severity.
+  auto Cheap = [&](const z3::expr &Q) {
+    z3::solver S(Z);
+    S.add(Q);
+    std::string Why;
+    return runLimited(S, queryLimit() / 16, Why) == z3::sat;
+  };
+  if (!Cond.empty() && Cheap(FC && Small))
+    Cond.clear();
+  if (L.Site == nullptr && !L.FromSite && L.G[0] > 1) {
+    // No visible launch: the block count is unconstrained too. A finding
+    // that needs more than one block holds only for some launches.
+    LaunchDims One = L;
+    One.G[0] = 1;
+    if (!Cheap(concretize(F, W, One)))
+      Cond += (Cond.empty() ? "" : ", ") + std::string("gridDim.x = ") +
+              std::to_string(L.G[0]);
+  }
+  return Cond;
+}
+
 Outcome Analysis::solve(const z3::expr &F, const WitnessSpec &Wit,
                         const std::vector<unsigned> &OnlyW,
                         const LaunchDims *OnlyLaunch) {
@@ -316,6 +367,8 @@ Outcome Analysis::solve(const z3::expr &F, const WitnessSpec &Wit,
         R.Witness["W"] = std::to_string(W);
         R.Witness["bdim"] = std::to_string(L.B[0]);
         R.Witness["gdim"] = std::to_string(L.G[0]);
+        R.Site = L.Site;
+        R.Unbound = unboundCondition(F && Params, FC, L, W, *Mo);
         return R;
       }
       if (C == z3::unknown) {

@@ -12,16 +12,21 @@
 namespace pkb::chk {
 namespace {
 
-bool fixedValue(const ExprRef &E) {
+/// True if \p E has the same value in every call: no variable other than
+/// coordinates, and parameters only where every visible launch binds them
+/// to a constant (a constant epoch passed by the host, docs/checkers.md,
+/// "Launch-site specialization").
+bool fixedValue(Analysis &A, const ExprRef &E) {
   if (!E)
     return false;
   return !anyVar(
       E,
-      [](const std::string &N) {
+      [&](const std::string &N) {
         return !(N.rfind("tid.", 0) == 0 || N.rfind("bid.", 0) == 0 ||
                  N.rfind("bdim.", 0) == 0 || N.rfind("gdim.", 0) == 0 ||
                  N == "lane" || N == "rank" || N == "world_size" ||
-                 N == "polled");
+                 N == "polled" ||
+                 (N.rfind("param:", 0) == 0 && A.boundInEveryLaunch(N)));
       },
       /*OpaqueCounts=*/true);
 }
@@ -44,7 +49,7 @@ public:
       if (W.Rmw == RmwOp::Cas || W.Rmw == RmwOp::Exch)
         continue; // consuming wait: the flag is reset atomically
       ExprRef V = W.Value ? W.Value : W.ExitCond;
-      if (!fixedValue(V))
+      if (!fixedValue(A, V))
         continue;
       // A reset: a later write to the same slot by the same agent.
       std::optional<size_t> Reset;

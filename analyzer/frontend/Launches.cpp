@@ -25,6 +25,30 @@ using namespace clang;
 
 namespace {
 
+/// Finds writes to one local variable in a function body: assignments,
+/// increments, decrements and taking its address (which may write it).
+class LocalWrites : public RecursiveASTVisitor<LocalWrites> {
+public:
+  explicit LocalWrites(const VarDecl *V) : V(V) {}
+  bool Found = false;
+  bool VisitBinaryOperator(BinaryOperator *B) {
+    Found |= B->isAssignmentOp() && refersTo(B->getLHS());
+    return !Found;
+  }
+  bool VisitUnaryOperator(UnaryOperator *U) {
+    Found |= (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf) &&
+             refersTo(U->getSubExpr());
+    return !Found;
+  }
+
+private:
+  bool refersTo(const clang::Expr *E) const {
+    const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    return DR && DR->getDecl() == V;
+  }
+  const VarDecl *V;
+};
+
 class LaunchFinder : public RecursiveASTVisitor<LaunchFinder> {
 public:
   LaunchFinder(ASTContext &Ctx, const LocMapper &Map) : Ctx(Ctx), Map(Map) {}
@@ -35,8 +59,16 @@ public:
     const CallExpr *Cfg = CE->getConfig();
     if (!K || !Cfg)
       return true;
-    add(K, Cfg->getNumArgs() > 0 ? Cfg->getArg(0) : nullptr,
-        Cfg->getNumArgs() > 1 ? Cfg->getArg(1) : nullptr, false, CE);
+    if (FoundLaunch *F =
+            add(K, Cfg->getNumArgs() > 0 ? Cfg->getArg(0) : nullptr,
+                Cfg->getNumArgs() > 1 ? Cfg->getArg(1) : nullptr, false, CE))
+      for (unsigned I = 0; I < CE->getNumArgs() && I < K->getNumParams(); ++I) {
+        const clang::Expr *A = CE->getArg(I);
+        F->Site.Args.push_back({K->getParamDecl(I)->getName().str(),
+                                A->getType()->isIntegralOrEnumerationType()
+                                    ? argValue(A)
+                                    : nullptr});
+      }
     return true;
   }
 
@@ -46,9 +78,12 @@ public:
     if (!FD || !FD->getIdentifier())
       return RecursiveASTVisitor::TraverseDecl(D);
     std::string Saved = std::move(Current);
+    const FunctionDecl *SavedFD = CurrentFD;
     Current = FD->getName().str();
+    CurrentFD = FD;
     bool R = RecursiveASTVisitor::TraverseDecl(D);
     Current = std::move(Saved);
+    CurrentFD = SavedFD;
     return R;
   }
 
@@ -87,6 +122,27 @@ private:
     if (const auto *DR = dyn_cast_or_null<DeclRefExpr>(E))
       return dyn_cast<FunctionDecl>(DR->getDecl());
     return nullptr;
+  }
+
+  /// A kernel argument: scalar(), and for a local variable of the
+  /// launching function that the function never writes after its
+  /// initialization, the folded initializer (`uint32_t Epoch = 1;`).
+  ExprRef argValue(const clang::Expr *E) {
+    ExprRef R = scalar(E);
+    if (!R || R->Op != ExprOp::Opaque || !CurrentFD || !CurrentFD->hasBody())
+      return R;
+    const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+    if (!VD || !VD->hasLocalStorage() || isa<ParmVarDecl>(VD) ||
+        !VD->getInit() || VD->getType()->isReferenceType())
+      return R;
+    clang::Expr::EvalResult V;
+    if (VD->getInit()->isValueDependent() ||
+        !VD->getInit()->EvaluateAsInt(V, Ctx) || !V.Val.isInt())
+      return R;
+    LocalWrites W(VD);
+    W.TraverseStmt(CurrentFD->getBody());
+    return W.Found ? R : Expr::constant(V.Val.getInt().getExtValue());
   }
 
   ExprRef scalar(const clang::Expr *E) {
@@ -147,14 +203,16 @@ private:
     X = scalar(S);
   }
 
-  void add(const FunctionDecl *K, const clang::Expr *Grid,
-           const clang::Expr *Block, bool Coop, const CallExpr *At) {
+  /// Records a launch of \p K at \p At; returns it, or null when \p K is
+  /// unknown or the launch was already recorded.
+  FoundLaunch *add(const FunctionDecl *K, const clang::Expr *Grid,
+                   const clang::Expr *Block, bool Coop, const CallExpr *At) {
     if (!K)
-      return;
+      return nullptr;
     SourceLoc L = Map.map(At->getBeginLoc());
     auto Key = std::make_tuple(K->getCanonicalDecl(), L.File, L.Line, L.Col);
     if (!Seen.insert(Key).second)
-      return;
+      return nullptr;
     FoundLaunch F;
     F.Kernel = K;
     F.Site.Kernel = kernelName(K);
@@ -165,6 +223,7 @@ private:
     dims(Grid, F.Site.GridX, F.Site.GridY, F.Site.GridZ);
     dims(Block, F.Site.BlockX, F.Site.BlockY, F.Site.BlockZ);
     Out.push_back(std::move(F));
+    return &Out.back();
   }
 
 public:
@@ -188,6 +247,7 @@ private:
   ASTContext &Ctx;
   const LocMapper &Map;
   std::string Current; ///< Name of the function being traversed.
+  const FunctionDecl *CurrentFD = nullptr; ///< The function itself.
   /// Callee name -> names of the functions that call it.
   std::map<std::string, std::set<std::string>> CallersOf;
   std::set<std::tuple<const FunctionDecl *, std::string, unsigned, unsigned>>

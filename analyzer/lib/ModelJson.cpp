@@ -118,13 +118,20 @@ json toJson(const KernelModel &K) {
   for (const auto &[Name, Bytes] : K.SharedVars)
     Shared.push_back(json{{"name", Name}, {"elem_bytes", Bytes}});
   json Launches = json::array();
-  for (const LaunchSite &S : K.Launches)
-    Launches.push_back(
-        json{{"grid", {toJson(S.GridX), toJson(S.GridY), toJson(S.GridZ)}},
-             {"block", {toJson(S.BlockX), toJson(S.BlockY), toJson(S.BlockZ)}},
-             {"cooperative", S.Cooperative},
-             {"line", S.Loc.Line},
-             {"host_callers", S.HostCallers}});
+  for (const LaunchSite &S : K.Launches) {
+    json LJ{{"grid", {toJson(S.GridX), toJson(S.GridY), toJson(S.GridZ)}},
+            {"block", {toJson(S.BlockX), toJson(S.BlockY), toJson(S.BlockZ)}},
+            {"cooperative", S.Cooperative},
+            {"line", S.Loc.Line},
+            {"host_callers", S.HostCallers}};
+    if (!S.Args.empty()) {
+      json Args = json::array();
+      for (const LaunchSite::Arg &A : S.Args)
+        Args.push_back(json{{"param", A.Param}, {"value", toJson(A.Value)}});
+      LJ["args"] = Args;
+    }
+    Launches.push_back(LJ);
+  }
   json J{{"name", K.Name},      {"line", K.Loc.Line}, {"params", Params},
          {"loops", Loops},      {"events", Events},   {"shared", Shared},
          {"launches", Launches}};

@@ -1,7 +1,8 @@
 //===- EngineLaunchesTest.cpp - Launch configurations ---------------------===//
 //
 // Unit tests of checkers/EngineLaunches.cpp: constant launch sites, the
-// representative set, and concretization of W and the launch dimensions.
+// representative set, concretization of W and the launch dimensions, and
+// launch-site specialization (parameter bindings per distinct launch).
 //
 //===----------------------------------------------------------------------===//
 #include "EngineTestUtil.h"
@@ -47,6 +48,58 @@ TEST(EngineLaunches, Concretize) {
   z3::expr X = A.var("world_size", 0) * A.var("bdim.x", 0);
   EXPECT_EQ(check(A, A.concretize(X == 3 * 256, 3, L)), z3::sat);
   EXPECT_EQ(check(A, A.concretize(X == 4 * 256, 3, L)), z3::unsat);
+}
+
+/// A launch of \p K with grid \p Grid (null: not constant), 64 threads
+/// and the arguments slot = \p Slot, r = \p R.
+LaunchSite siteOf(const KB &K, ExprRef Grid, ExprRef Slot, ExprRef R,
+                  unsigned Line) {
+  LaunchSite L;
+  L.Kernel = K.K.Name;
+  L.GridX = Grid ? Grid : v("param:n");
+  L.BlockX = c(64);
+  L.Args = {{"slot", Slot}, {"r", R}};
+  L.Loc = {"test.cu", Line, 3};
+  return L;
+}
+
+TEST(EngineLaunches, BindsConstantArgumentsPerDistinctLaunch) {
+  KB K;
+  K.param("slot", ParamRole::Scalar).param("r", ParamRole::Rank);
+  K.K.Launches.push_back(siteOf(K, c(1), c(0), c(0), 50));
+  K.K.Launches.push_back(siteOf(K, c(1), c(8), c(1), 51));
+  // Same dimensions and binding as line 50 (the rank is no binding).
+  K.K.Launches.push_back(siteOf(K, c(1), c(0), c(1), 52));
+  K.K.Launches.push_back(siteOf(K, c(1), Expr::opaque("s"), c(0), 53));
+  Fixture F(K);
+  const auto &Ls = F->launches();
+  ASSERT_EQ(Ls.size(), 3u);
+  EXPECT_EQ(Ls[0].Bind, (std::map<std::string, int64_t>{{"param:slot", 0}}));
+  EXPECT_EQ(Ls[0].Site->Loc.Line, 50u);
+  EXPECT_EQ(Ls[1].Bind, (std::map<std::string, int64_t>{{"param:slot", 8}}));
+  EXPECT_TRUE(Ls[2].Bind.empty()); // opaque argument: unbound
+  EXPECT_EQ(Ls[2].Site->Loc.Line, 53u);
+  // The binding replaces the parameter in concretized formulas.
+  Analysis &A = *F;
+  z3::expr X = A.var("param:slot", 0);
+  EXPECT_EQ(check(A, A.concretize(X == 8, 2, Ls[0])), z3::unsat);
+  EXPECT_EQ(check(A, A.concretize(X == 8, 2, Ls[1])), z3::sat);
+  EXPECT_EQ(check(A, A.concretize(X == 8, 2, Ls[2])), z3::sat);
+}
+
+TEST(EngineLaunches, UnsizedSiteKeepsItsBindingOnRepresentativeDims) {
+  KB K;
+  K.param("slot", ParamRole::Scalar).param("r", ParamRole::Rank);
+  K.K.Launches.push_back(siteOf(K, nullptr, c(16), c(0), 60));
+  Fixture F(K);
+  const auto &Ls = F->launches();
+  ASSERT_EQ(Ls.size(), 2u);
+  for (const LaunchDims &L : Ls) {
+    EXPECT_FALSE(L.FromSite);
+    EXPECT_EQ(L.Bind.at("param:slot"), 16);
+    ASSERT_TRUE(L.Site);
+    EXPECT_EQ(L.Site->Loc.Line, 60u);
+  }
 }
 
 } // namespace

@@ -36,4 +36,58 @@ TEST(Checkers, Sig001OutOfPad) {
   EXPECT_TRUE(FG.empty()) << dump(FG);
 }
 
+/// oneBarrier with the slot offset a kernel parameter: signal slot
+/// `slot + rank`, waits on `slot + tid`.
+KB slotParamBarrier() {
+  KB K = oneBarrier(4, v("param:slot") + rank(), v("param:slot") + tid());
+  K.param("slot", ParamRole::Scalar);
+  K.K.Launches.clear();
+  return K;
+}
+
+/// Adds a launch of 1 x 8 threads with slot = \p Slot at line \p Line.
+void launchWithSlot(KB &K, int64_t Slot, unsigned Line) {
+  LaunchSite L;
+  L.Kernel = K.K.Name;
+  L.GridX = c(1);
+  L.BlockX = c(8);
+  L.Args = {{"slot", c(Slot)}};
+  L.Loc = {"test.cu", Line, 3};
+  K.K.Launches.push_back(L);
+}
+
+TEST(Checkers, Sig001UnboundSlotIsAWarningNamingTheParameter) {
+  // No visible launch: the slot leaves the pad only for large `slot`.
+  KB K = slotParamBarrier();
+  K.launch(1, 8);
+  auto F = runAll(K.module());
+  const Finding *X = find(F, "SIG-001");
+  ASSERT_TRUE(X) << dump(F);
+  EXPECT_EQ(X->Sev, Severity::Warning);
+  EXPECT_NE(X->Message.find("holds if param:slot = "), std::string::npos)
+      << X->Message;
+  EXPECT_EQ(X->Witness.count("unbound"), 1u);
+}
+
+TEST(Checkers, Sig001BoundSlotsFromLaunches) {
+  // Launches binding 0 and 8: every slot is inside the pad.
+  KB Good = slotParamBarrier();
+  launchWithSlot(Good, 0, 70);
+  launchWithSlot(Good, 8, 71);
+  auto FG = runAll(Good.module());
+  EXPECT_EQ(find(FG, "SIG-001"), nullptr) << dump(FG);
+  // A third launch binds 16380 words: rank 4's slot is byte 65536.
+  KB Bad = slotParamBarrier();
+  launchWithSlot(Bad, 0, 70);
+  launchWithSlot(Bad, 16380, 72);
+  auto FB = runAll(Bad.module());
+  const Finding *X = find(FB, "SIG-001");
+  ASSERT_TRUE(X) << dump(FB);
+  EXPECT_EQ(X->Sev, Severity::Error);
+  bool Named = false;
+  for (const RelatedEvent &R : X->Related)
+    Named |= R.Role == "launch" && R.Loc.Line == 72;
+  EXPECT_TRUE(Named) << dump(FB);
+}
+
 } // namespace

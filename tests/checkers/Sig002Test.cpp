@@ -47,4 +47,34 @@ TEST(Checkers, Sig002FixedFlagValue) {
   EXPECT_TRUE(FG.empty()) << dump(FG);
 }
 
+TEST(Checkers, Sig002EpochParameterBoundToAConstant) {
+  // The flag carries param:epoch, but every visible launch passes the
+  // constant 1 (`uint32_t Epoch = 1;` in the host): the same value in every
+  // call, so from the second call on the wait passes at once.
+  auto Build = [](ExprRef EpochArg) {
+    KB K("param_epoch");
+    K.stdParams();
+    K.sync(20);
+    K.when(lt(tid(), W()));
+    K.mem(EventKind::Store, 21, addr("pads", tid(), rank()), 4,
+          MemOrder::Release, Scope::System, v("param:epoch"));
+    K.spin(22, addr("pads", rank(), tid()), v("param:epoch"));
+    K.end();
+    K.sync(23);
+    LaunchSite L;
+    L.Kernel = K.K.Name;
+    L.GridX = c(1);
+    L.BlockX = c(256);
+    L.Args = {{"epoch", EpochArg}};
+    L.Loc = {"test.cu", 80, 3};
+    K.K.Launches.push_back(L);
+    return K;
+  };
+  auto F = runAll(Build(c(1)).module());
+  EXPECT_EQ(keys(F), (std::set<Key>{{22, "SIG-002"}})) << dump(F);
+  // epoch = call_index + 1 is not a constant: no binding, no finding.
+  auto FG = runAll(Build(Expr::opaque("call_index + 1")).module());
+  EXPECT_TRUE(FG.empty()) << dump(FG);
+}
+
 } // namespace

@@ -47,6 +47,7 @@ TEST_P(Golden, MatchesJson) {
 INSTANTIATE_TEST_SUITE_P(Frontend, Golden,
                          ::testing::Values("push_allgather", "peerview_barrier",
                                            "ptx_flags", "template_reduce",
-                                           "enrich_facts", "candidate_host"));
+                                           "enrich_facts", "candidate_host",
+                                           "launch_args"));
 
 } // namespace

@@ -302,6 +302,21 @@ struct LaunchSite {
   std::string Kernel;
   ExprRef GridX, GridY, GridZ, BlockX, BlockY, BlockZ;
   bool Cooperative = false; ///< cudaLaunchCooperativeKernel / cg launch.
+  /// One argument of a launch: the kernel parameter it initializes and its
+  /// value.
+  struct Arg {
+    std::string Param; ///< Parameter name as declared by the kernel.
+    /// A Const when the front end folds the argument (integer literals,
+    /// constexpr variables, enumerators, constant expressions), an Opaque
+    /// node with the source text otherwise, null for an argument of
+    /// non-integral type.
+    ExprRef Value;
+  };
+  /// The arguments of a `k<<<...>>>(args)` launch in parameter order; empty
+  /// for launch APIs whose arguments are a `void **` array. The engine binds
+  /// the parameters of each distinct binding (docs/checkers.md, "Launch-site
+  /// specialization").
+  std::vector<Arg> Args;
   SourceLoc Loc;
   /// Host functions from which this launch is reached: the function that
   /// contains it and, transitively, the functions of the unit that call it.
