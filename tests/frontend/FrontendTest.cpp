@@ -377,6 +377,22 @@ __global__ void k(int* out, int n) { assert(n > 0); out[0] = n; }
   EXPECT_EQ(R.Module.Kernels.size(), 1u);
 }
 
+TEST(FrontendRoles, RankAndWorldSizeFromTheLaunchedAbiFields) {
+  FrontendResult R = build(R"(#include <pkb/pkb_abi.h>
+__global__ void k(void* const* A, uint32_t* const* B, int R, int W) {}
+void host(pkb_context* ctx) {
+  k<<<1, 32>>>(ctx->symm[0].peers, ctx->signal_pads, ctx->rank,
+               ctx->world_size);
+}
+)");
+  ASSERT_TRUE(R.Parsed);
+  const KernelModel &K = kernel(R, "k");
+  EXPECT_EQ(role(K, "A"), ParamRole::PeerTable);
+  EXPECT_EQ(role(K, "B"), ParamRole::SignalPadTable);
+  EXPECT_EQ(role(K, "R"), ParamRole::Rank);
+  EXPECT_EQ(role(K, "W"), ParamRole::WorldSize);
+}
+
 TEST(FrontendModes, ToolkitAndShimsAgree) {
   if (!std::filesystem::exists("/usr/local/cuda/include/cuda_runtime.h"))
     GTEST_SKIP() << "no CUDA toolkit in /usr/local/cuda";

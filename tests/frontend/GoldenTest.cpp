@@ -46,7 +46,7 @@ TEST_P(Golden, MatchesJson) {
 
 INSTANTIATE_TEST_SUITE_P(Frontend, Golden,
                          ::testing::Values("push_allgather", "peerview_barrier",
-                                           "ptx_flags", "template_reduce",
-                                           "enrich_facts"));
+                                           "abi_raw_tables", "ptx_flags",
+                                           "template_reduce", "enrich_facts"));
 
 } // namespace
