@@ -27,6 +27,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
 #include "llvm/Support/VirtualFileSystem.h"
 
 #include <algorithm>
@@ -199,6 +200,169 @@ std::string virtualMainFile(const CudaUnit &Unit) {
 // Diagnostics.
 //===----------------------------------------------------------------------===//
 
+/// A declaration that a header which was not found would have supplied,
+/// guessed from how the unit uses the name (docs/frontend.md, "Missing
+/// headers"). The next parse declares it in a recovery prelude.
+struct RecoveredName {
+  enum KindT {
+    AttrMacro,     ///< `CUTLASS_DEVICE void f()`: `__host__ __device__`
+    EmptyMacro,    ///< `CUTLASS_PRAGMA_UNROLL` alone on its line: nothing
+    Namespace,     ///< `arch::f()`: an empty namespace
+    Function,      ///< `f(x)`: variadic function returning an opaque value
+    TypeTemplate,  ///< `Array<T*, N>`: `template <class, auto...> struct`
+    ValueTemplate, ///< `Foo<4>`: `template <auto...> struct`
+    Type           ///< `Foo x`: an opaque struct
+  } Kind;
+  std::string Ns;   ///< Enclosing namespace, "" for the global one.
+  std::string Name; ///< The unknown identifier.
+  SourceLoc Loc;    ///< Its first use that Clang rejected.
+};
+
+/// True for macro-style names (`CUTLASS_DEVICE`): upper case, digits and
+/// underscores, with at least one underscore.
+bool isMacroStyle(llvm::StringRef N) {
+  return N.contains('_') && llvm::all_of(N, [](char C) {
+           return (C >= 'A' && C <= 'Z') || (C >= '0' && C <= '9') || C == '_';
+         });
+}
+
+/// Guesses the declaration that \p Info (an error in a unit with a missing
+/// include) lacks, from the message and the source text at its location.
+/// Returns false when the error is not about one unknown name.
+bool guessRecovery(const clang::Diagnostic &Info, llvm::StringRef Msg,
+                   const SourceLoc &Loc, RecoveredName &Out) {
+  if (!Info.hasSourceManager() || !Info.getLocation().isValid())
+    return false;
+  const SourceManager &SM = Info.getSourceManager();
+  SourceLocation L = SM.getSpellingLoc(Info.getLocation());
+  if (SM.isInSystemHeader(L))
+    return false;
+  static const llvm::Regex Unknown(
+      "^unknown type name '([A-Za-z_][A-Za-z0-9_]*)'");
+  static const llvm::Regex Undeclared(
+      "^use of undeclared identifier '([A-Za-z_][A-Za-z0-9_]*)'");
+  static const llvm::Regex NoMember(
+      "^no (member|template|type) named '([A-Za-z_][A-Za-z0-9_]*)' in "
+      "namespace '([A-Za-z_][A-Za-z0-9_:]*)'");
+  llvm::SmallVector<llvm::StringRef, 4> M;
+  enum { UnknownType, UndeclaredId, MemberOfNs } How;
+  if (Unknown.match(Msg, &M)) {
+    How = UnknownType;
+    Out.Name = M[1].str();
+  } else if (Undeclared.match(Msg, &M)) {
+    How = UndeclaredId;
+    Out.Name = M[1].str();
+  } else if (NoMember.match(Msg, &M)) {
+    How = MemberOfNs;
+    Out.Name = M[2].str();
+    Out.Ns = M[3].str();
+  } else {
+    return false;
+  }
+  bool Invalid = false;
+  llvm::StringRef Buf = SM.getBufferData(SM.getFileID(L), &Invalid);
+  unsigned Off = SM.getFileOffset(L);
+  if (Invalid || !Buf.substr(Off).starts_with(Out.Name))
+    return false;
+  llvm::StringRef After = Buf.substr(Off + Out.Name.size());
+  llvm::StringRef Next = After.ltrim(" \t\r\n");
+  size_t LineStart = Buf.rfind('\n', Off);
+  llvm::StringRef Before =
+      Buf.slice(LineStart == llvm::StringRef::npos ? 0 : LineStart + 1, Off);
+  bool AloneOnLine =
+      Before.trim().empty() &&
+      After.take_until([](char C) { return C == '\n'; }).trim().empty();
+  auto TemplateKind = [&] {
+    llvm::StringRef Arg = Next.drop_front().ltrim();
+    return !Arg.empty() && Arg[0] >= '0' && Arg[0] <= '9'
+               ? RecoveredName::ValueTemplate
+               : RecoveredName::TypeTemplate;
+  };
+  Out.Loc = Loc;
+  if (How == UnknownType && isMacroStyle(Out.Name)) {
+    Out.Kind = RecoveredName::AttrMacro;
+  } else if (How == UndeclaredId && isMacroStyle(Out.Name) && AloneOnLine) {
+    Out.Kind = RecoveredName::EmptyMacro;
+  } else if (Next.starts_with("::")) {
+    Out.Kind = RecoveredName::Namespace;
+  } else if (Next.starts_with("<") && How != UndeclaredId) {
+    Out.Kind = TemplateKind();
+  } else if (Next.starts_with("(") && How != UnknownType) {
+    Out.Kind = RecoveredName::Function;
+  } else if (How != UndeclaredId) {
+    Out.Kind = RecoveredName::Type;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+/// The recovery prelude: a system header (so its functions are pure calls
+/// for the model builder) declaring every name of \p Names.
+std::string recoveryPrelude(const std::vector<RecoveredName> &Names) {
+  std::string S = "#pragma clang system_header\n"
+                  "#define __PKB_HD __attribute__((host)) "
+                  "__attribute__((device))\n"
+                  "struct __pkb_opaque {\n"
+                  "  template <class... A> __PKB_HD __pkb_opaque(A &&...);\n"
+                  "  template <class T> __PKB_HD operator T() const;\n"
+                  "  template <class I> __PKB_HD __pkb_opaque &operator[](I) "
+                  "const;\n};\n";
+  for (const RecoveredName &R : Names) {
+    std::string D;
+    switch (R.Kind) {
+    case RecoveredName::AttrMacro:
+      S += "#define " + R.Name + " __PKB_HD\n";
+      continue;
+    case RecoveredName::EmptyMacro:
+      S += "#define " + R.Name + "\n";
+      continue;
+    case RecoveredName::Namespace:
+      D = "namespace " + R.Name + " {}";
+      break;
+    case RecoveredName::Function:
+      D = "template <class... A> __PKB_HD __pkb_opaque " + R.Name +
+          "(A &&...);";
+      break;
+    case RecoveredName::TypeTemplate:
+      D = "template <class T, auto... V> struct " + R.Name +
+          " { template <class... A> __PKB_HD " + R.Name +
+          "(A &&...); template <class I> __PKB_HD T &operator[](I) const; };";
+      break;
+    case RecoveredName::ValueTemplate:
+      D = "template <auto... V> struct " + R.Name + " : __pkb_opaque {};";
+      break;
+    case RecoveredName::Type:
+      D = "struct " + R.Name +
+          " : __pkb_opaque { using "
+          "__pkb_opaque::__pkb_opaque; };";
+      break;
+    }
+    S += R.Ns.empty() ? D + "\n" : "namespace " + R.Ns + " { " + D + " }\n";
+  }
+  return S;
+}
+
+/// How a recovered name was declared, for its note.
+const char *recoveryWording(RecoveredName::KindT K) {
+  switch (K) {
+  case RecoveredName::AttrMacro:
+    return "a function attribute macro (__host__ __device__)";
+  case RecoveredName::EmptyMacro:
+    return "a macro that expands to nothing";
+  case RecoveredName::Namespace:
+    return "a namespace";
+  case RecoveredName::Function:
+    return "a function with an unknown (opaque) result";
+  case RecoveredName::TypeTemplate:
+  case RecoveredName::ValueTemplate:
+    return "an opaque class template";
+  case RecoveredName::Type:
+    return "an opaque type";
+  }
+  return "";
+}
+
 /// Records Clang errors as pkb Diagnostics with mapped locations. A missing
 /// include becomes "missing-include" (Note); later errors in a unit with a
 /// missing include are reported as warnings (they are usually consequences).
@@ -234,6 +398,9 @@ public:
       return;
     }
     ++Errors;
+    RecoveredName R;
+    if (SawMissingInclude && guessRecovery(Info, D.Message, D.Loc, R))
+      Guesses.push_back(std::move(R));
     if (Errors > MaxReported) {
       ++Suppressed;
       return;
@@ -265,6 +432,8 @@ public:
   }
 
   std::vector<pkb::Diagnostic> Diags;
+  /// Declarations guessed from errors after a missing include.
+  std::vector<RecoveredName> Guesses;
   unsigned Errors = 0;
   bool SawMissingInclude = false;
 
@@ -522,7 +691,14 @@ std::string shimDirectory() {
 
 std::string clangVersion() { return LLVM_VERSION_STRING; }
 
-FrontendResult buildModels(const CudaUnit &Unit, const FrontendOptions &Opts) {
+namespace {
+
+/// One parse of \p Unit; \p Prelude (if not empty) is force-included
+/// first. Declarations guessed from errors after a missing include are
+/// appended to \p Guesses.
+FrontendResult buildOnce(const CudaUnit &Unit, const FrontendOptions &Opts,
+                         const std::string &Prelude,
+                         std::vector<RecoveredName> &Guesses) {
   FrontendResult Result;
   Result.Module.File = Unit.Map.File.empty() ? Unit.Name : Unit.Map.File;
   RunState State{Unit, Opts, Result, {}, false, {}};
@@ -551,7 +727,11 @@ FrontendResult buildModels(const CudaUnit &Unit, const FrontendOptions &Opts) {
   Args.insert(Args.end(),
               {"-std=c++17", "-nocudalib", "-ferror-limit=0",
                "-fno-color-diagnostics", "-fno-caret-diagnostics", "-w",
-               "-Wno-unknown-cuda-version", "-D__PKBCHECK__=1"});
+               // Typo correction would bind a name that a missing header
+               // declares to an unrelated one (`detail::f` to
+               // `nv::target::detail::f`).
+               "-fno-spell-checking", "-Wno-unknown-cuda-version",
+               "-D__PKBCHECK__=1"});
   if (!Res.empty())
     Args.push_back("-resource-dir=" + Res);
   if (!Toolkit.empty()) {
@@ -579,6 +759,10 @@ FrontendResult buildModels(const CudaUnit &Unit, const FrontendOptions &Opts) {
     Args.insert(Args.end(), {"-isystem", AbiDir});
   Args.insert(Args.end(), Opts.ExtraArgs.begin(), Opts.ExtraArgs.end());
   std::string MainFile = virtualMainFile(Unit);
+  std::string PreludeFile =
+      llvm::sys::path::parent_path(MainFile).str() + "/__pkb_recovery.h";
+  if (!Prelude.empty())
+    Args.insert(Args.end(), {"-include", PreludeFile});
   Args.push_back(MainFile);
 
   llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> Overlay(
@@ -588,6 +772,9 @@ FrontendResult buildModels(const CudaUnit &Unit, const FrontendOptions &Opts) {
   Overlay->pushOverlay(Mem);
   Mem->addFile(MainFile, 0,
                llvm::MemoryBuffer::getMemBufferCopy(Unit.Text, MainFile));
+  if (!Prelude.empty())
+    Mem->addFile(PreludeFile, 0,
+                 llvm::MemoryBuffer::getMemBufferCopy(Prelude, PreludeFile));
   llvm::IntrusiveRefCntPtr<FileManager> Files(
       new FileManager(FileSystemOptions(), Overlay));
 
@@ -603,12 +790,61 @@ FrontendResult buildModels(const CudaUnit &Unit, const FrontendOptions &Opts) {
   std::vector<pkb::Diagnostic> All = std::move(RC.Diags);
   All.insert(All.end(), Result.Diags.begin(), Result.Diags.end());
   Result.Diags = std::move(All);
+  Guesses.insert(Guesses.end(), RC.Guesses.begin(), RC.Guesses.end());
   Result.Parsed = State.Ran;
   if (!State.Ran) {
     FileDiag("parse-error", Severity::Error,
              Ok ? "the CUDA front end produced no AST"
                 : "the CUDA front end could not run Clang on this unit "
                   "(see the errors above)");
+  }
+  return Result;
+}
+
+} // namespace
+
+FrontendResult buildModels(const CudaUnit &Unit, const FrontendOptions &Opts) {
+  // Names that headers which were not found would declare are guessed from
+  // the errors and declared in a prelude for the next parse; a recovered
+  // name can reveal the next one (`arch` then `arch::f`), so up to five
+  // parses run while new names appear.
+  std::vector<RecoveredName> Known, Guesses;
+  FrontendResult Result = buildOnce(Unit, Opts, "", Guesses);
+  for (int Pass = 0; Pass < 4 && Result.Parsed; ++Pass) {
+    size_t Before = Known.size();
+    for (RecoveredName &G : Guesses)
+      if (llvm::none_of(Known, [&](const RecoveredName &K) {
+            return K.Name == G.Name && K.Ns == G.Ns;
+          }))
+        Known.push_back(std::move(G));
+    Guesses.clear();
+    if (Known.size() == Before)
+      break;
+    FrontendResult Next =
+        buildOnce(Unit, Opts, recoveryPrelude(Known), Guesses);
+    if (!Next.Parsed)
+      break;
+    Result = std::move(Next);
+  }
+  for (const RecoveredName &R : Known) {
+    pkb::Diagnostic D;
+    D.Code = "recovered-declaration";
+    D.Sev = Severity::Note;
+    D.Loc = R.Loc;
+    D.Message = "'" + (R.Ns.empty() ? R.Name : R.Ns + "::" + R.Name) +
+                "' is unknown (its header was not found); treated as " +
+                recoveryWording(R.Kind);
+    Result.Diags.push_back(std::move(D));
+  }
+  if (Result.Parsed && !Opts.ParseOnly && Result.Module.Kernels.empty()) {
+    pkb::Diagnostic D;
+    D.Code = "no-kernels";
+    D.Sev = Severity::Note;
+    D.Loc = SourceLoc{Result.Module.File, 1, 1};
+    D.Message = "no __global__ function is defined in this unit (device "
+                "functions here run only when a kernel of another file calls "
+                "them; that file is where they are checked)";
+    Result.Diags.push_back(std::move(D));
   }
   return Result;
 }

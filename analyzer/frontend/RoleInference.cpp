@@ -127,7 +127,77 @@ void Builder::scanTables(const Stmt *S, unsigned Depth,
     scanTables(C, Depth, Seen);
 }
 
+namespace {
+
+/// The candidate ABI field (docs/candidate-abi.md) that an argument
+/// expression reads, through parentheses and casts: "rank" for
+/// `ctx->rank`, "peers" for `ctx->symm[0].peers`; empty otherwise.
+std::string abiField(const clang::Expr *E) {
+  const auto *ME = dyn_cast<MemberExpr>(E->IgnoreParenCasts());
+  if (!ME)
+    return {};
+  const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl());
+  if (!F)
+    return {};
+  llvm::StringRef RN = F->getParent()->getName();
+  if (RN != "pkb_context" && RN != "pkb_peer_view" && RN != "pkb_symm_buffer")
+    return {};
+  return F->getName().str();
+}
+
+/// Collects, per parameter of one kernel, the ABI field that every visible
+/// `<<<>>>` launch of it in the main file passes (empty where a launch
+/// passes something else or where there is no launch).
+class LaunchArgScan : public RecursiveASTVisitor<LaunchArgScan> {
+public:
+  LaunchArgScan(const FunctionDecl *K) : K(canon(K)) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+
+  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *CE) {
+    const FunctionDecl *Callee = CE->getDirectCallee();
+    if (!Callee || canon(Callee) != K)
+      return true;
+    std::vector<std::string> Args;
+    for (const clang::Expr *A : CE->arguments())
+      Args.push_back(abiField(A));
+    if (!Seen) {
+      Fields = std::move(Args);
+      Seen = true;
+      return true;
+    }
+    for (size_t I = 0; I < Fields.size(); ++I)
+      if (I >= Args.size() || Args[I] != Fields[I])
+        Fields[I].clear();
+    return true;
+  }
+
+  /// Field per parameter index ("" = none agreed on).
+  std::vector<std::string> Fields;
+
+private:
+  static const FunctionDecl *canon(const FunctionDecl *F) {
+    if (const FunctionDecl *P = F->getTemplateInstantiationPattern())
+      F = P;
+    return F->getCanonicalDecl();
+  }
+  const FunctionDecl *K;
+  bool Seen = false;
+};
+
+} // namespace
+
 void Builder::inferRoles(const FunctionDecl *FD) {
+  // Values that flow into the launches decide a role before names do: a
+  // parameter that receives `ctx->rank` is the rank whatever it is called.
+  LaunchArgScan Launches(FD);
+  for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
+    if (D->getLocation().isValid() && Map.inMainFile(D->getLocation()))
+      Launches.TraverseDecl(D);
+  auto LaunchField = [&](const ParmVarDecl *P) -> llvm::StringRef {
+    unsigned I = P->getFunctionScopeIndex();
+    return I < Launches.Fields.size() ? llvm::StringRef(Launches.Fields[I])
+                                      : llvm::StringRef();
+  };
   for (const ParmVarDecl *P : FD->parameters()) {
     Param Pm;
     Pm.Name = P->getName().str();
@@ -201,11 +271,15 @@ void Builder::inferRoles(const FunctionDecl *FD) {
         Pm.Why = "pointer to candidate ABI type " + PR->getName().str();
         V.Record = Pm.Name;
       } else if (Pointee->isPointerType()) {
-        bool Sig = isSignalName(N);
+        llvm::StringRef LF = LaunchField(P);
+        bool Sig = LF == "signal_pads" || (LF != "peers" && isSignalName(N));
         Pm.Role = Sig ? ParamRole::SignalPadTable : ParamRole::PeerTable;
         Pm.ElemBytes = sizeOf(Pointee->getPointeeType());
-        Pm.Why = Sig ? "table of pointers named like signal pads"
-                     : "table of pointers (pointer to pointer)";
+        Pm.Why = !LF.empty() ? "table of pointers; every launch passes the "
+                               "candidate ABI's " +
+                                   LF.str()
+                 : Sig ? "table of pointers named like signal pads"
+                       : "table of pointers (pointer to pointer)";
         PV.IsTable = true;
         PV.ElemBytes = Pm.ElemBytes;
       } else if (isAddrInt(Pointee) && (TableParms.count(P) || isAddrName(N))) {
@@ -229,7 +303,16 @@ void Builder::inferRoles(const FunctionDecl *FD) {
       }
       V.P = PV;
     } else if (T->isIntegerType() || T->isDependentType()) {
-      if (isRankName(N)) {
+      llvm::StringRef LF = LaunchField(P);
+      if (LF == "rank") {
+        Pm.Role = ParamRole::Rank;
+        Pm.Why = "integer; every launch passes the candidate ABI's rank";
+        V.E = Expr::var("rank");
+      } else if (LF == "world_size") {
+        Pm.Role = ParamRole::WorldSize;
+        Pm.Why = "integer; every launch passes the candidate ABI's world_size";
+        V.E = Expr::var("world_size");
+      } else if (isRankName(N)) {
         Pm.Role = ParamRole::Rank;
         Pm.Why = "integer named like a rank";
         V.E = Expr::var("rank");

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 
 using namespace pkb;
 using pkb::test::cudaUnit;
@@ -331,6 +332,65 @@ __global__ void k(int* flags) { atomicAdd_system(flags, 1); }
   const KernelModel &K = kernel(R, "k");
   ASSERT_EQ(K.Events.size(), 1u);
   EXPECT_EQ(K.Events[0].Scp, Scope::System);
+}
+
+TEST(FrontendModes, UnknownMacrosAndTypesFromMissingHeadersAreRecovered) {
+  // A self-written sample in the style of a header-only library whose own
+  // headers are absent: an attribute macro, a statement macro, a class
+  // template and a function of a namespace the missing header declares.
+  FrontendResult R = build(R"(#include "missing_lib_pkb/lib.h"
+namespace lib::dist {
+LIB_DEVICE int twice(int v) { return 2 * v; }
+template <int NP>
+__global__ void arrive(lib::Array<int*, NP> ptrs, int me) {
+  LIB_PRAGMA_UNROLL
+  for (int d = 0; d < NP; ++d)
+    if (d != me) atomicAdd_system(ptrs[d], twice(1));
+  lib::fence_all();
+}
+} // namespace lib::dist
+)");
+  ASSERT_TRUE(R.Parsed);
+  ASSERT_EQ(R.Module.Kernels.size(), 1u);
+  EXPECT_EQ(R.Module.Kernels[0].Name, "lib::dist::arrive");
+  std::map<std::string, unsigned> Notes;
+  for (const Diagnostic &D : R.Diags) {
+    if (D.Code == "recovered-declaration") {
+      EXPECT_EQ(D.Sev, Severity::Note);
+      Notes[D.Message.substr(0, D.Message.find(' '))] = D.Loc.Line;
+    }
+    EXPECT_NE(D.Sev, Severity::Error) << D.Message;
+  }
+  EXPECT_EQ(Notes["'LIB_DEVICE'"], 3u);
+  EXPECT_EQ(Notes["'lib::Array'"], 5u);
+  EXPECT_EQ(Notes["'LIB_PRAGMA_UNROLL'"], 6u);
+  EXPECT_EQ(Notes["'lib::fence_all'"], 9u);
+}
+
+TEST(FrontendModes, AssertIsDeclaredByTheTorchShim) {
+  FrontendResult R = build(R"(#include <torch/all.h>
+__global__ void k(int* out, int n) { assert(n > 0); out[0] = n; }
+)");
+  ASSERT_TRUE(R.Parsed);
+  for (const Diagnostic &D : R.Diags)
+    EXPECT_NE(D.Sev, Severity::Error) << D.Message;
+  EXPECT_EQ(R.Module.Kernels.size(), 1u);
+}
+
+TEST(FrontendRoles, RankAndWorldSizeFromTheLaunchedAbiFields) {
+  FrontendResult R = build(R"(#include <pkb/pkb_abi.h>
+__global__ void k(void* const* A, uint32_t* const* B, int R, int W) {}
+void host(pkb_context* ctx) {
+  k<<<1, 32>>>(ctx->symm[0].peers, ctx->signal_pads, ctx->rank,
+               ctx->world_size);
+}
+)");
+  ASSERT_TRUE(R.Parsed);
+  const KernelModel &K = kernel(R, "k");
+  EXPECT_EQ(role(K, "A"), ParamRole::PeerTable);
+  EXPECT_EQ(role(K, "B"), ParamRole::SignalPadTable);
+  EXPECT_EQ(role(K, "R"), ParamRole::Rank);
+  EXPECT_EQ(role(K, "W"), ParamRole::WorldSize);
 }
 
 TEST(FrontendModes, ToolkitAndShimsAgree) {

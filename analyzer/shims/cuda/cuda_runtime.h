@@ -465,6 +465,14 @@ PKB_ATOMIC_CAS(unsigned short int)
 
 // Intrinsics the toolkit defines in sm_*_intrinsics.h.
 __device__ void __nanosleep(unsigned int);
+// Device-side assert target (as in Clang's __clang_cuda_runtime_wrapper.h),
+// so that <cassert>'s assert() compiles in device code.
+__device__ void __assertfail(const char *, const char *, unsigned, const char *,
+                             __SIZE_TYPE__);
+__device__ static inline void __assert_fail(const char *M, const char *F,
+                                            unsigned L, const char *Fn) {
+  __assertfail(M, F, L, Fn, 1);
+}
 __device__ unsigned long long __globaltimer(void);
 template <class T> __device__ T __ldcg(const T *ptr);
 template <class T> __device__ T __ldca(const T *ptr);

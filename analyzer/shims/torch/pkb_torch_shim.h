@@ -8,6 +8,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cassert> // real torch headers bring it (c10/util/Exception.h)
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
