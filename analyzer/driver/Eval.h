@@ -22,6 +22,10 @@
 #include <string>
 #include <vector>
 
+namespace pkb::rt {
+struct CaseResult;
+} // namespace pkb::rt
+
 namespace pkb {
 
 /// The PKB problem whose id starts a file name ("1_allreduce_cuda.py" is
@@ -118,9 +122,11 @@ DynamicRunner makeDynamicRunner(const EvalOptions &Opts, std::string &Reason);
 DynamicRunner makePkbDynamicRunner(const EvalOptions &Opts,
                                    std::string &Reason);
 
-/// Folds the runtime's case records of one candidate into eval's dynamic
-/// record (EvalRuntime.cpp; runtime builds only).
-nlohmann::json foldCases(const std::vector<nlohmann::json> &Cases,
+/// Folds the typed case results of one candidate (merged by
+/// rt::mergeCaseResult, for .cu and .py candidates alike) into eval's dynamic
+/// record; Seconds is the wall time of the GPU stage (EvalRuntime.cpp;
+/// runtime builds only).
+nlohmann::json foldCases(const std::vector<rt::CaseResult> &Cases,
                          double Seconds);
 
 /// Runs the evaluation; appends records to Opts.Results as they complete

@@ -2,7 +2,8 @@
 //
 // Runs a .py survivor of the static stage with the runtime's Python workers
 // (the engine of `pkbcheck run --solution`, runtime/src/PkbRun.cpp) and folds
-// its case records like those of .cu candidates. See docs/pkb.md.
+// its typed cases (merged by rt::mergeCaseResult, like those of .cu
+// candidates) with foldCases. See docs/pkb.md.
 //
 //===----------------------------------------------------------------------===//
 #include "Eval.h"
@@ -59,8 +60,8 @@ DynamicRunner makePkbDynamicRunner(const EvalOptions &Opts,
     O.Results = CaseFile;
     O.Force = true; // eval keeps its own resume state
     O.Quiet = true;
-    std::vector<json> Records;
-    O.Collect = &Records;
+    std::vector<rt::CaseResult> Cases;
+    O.Collect = &Cases;
     auto Start = std::chrono::steady_clock::now();
     try {
       rt::runPkbSolutions(O);
@@ -71,18 +72,12 @@ DynamicRunner makePkbDynamicRunner(const EvalOptions &Opts,
     double Secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
             .count();
-    if (Records.empty())
+    if (Cases.empty())
       return json{{"ran", false},
                   {"reason", "the harness produced no case record"}};
-    json Out = foldCases(Records, Secs);
-    for (const json &R : Records) // the call a kept output was overwritten by
-      if (R.value("verdict", "") == Out.value("verdict", "") &&
-          R.contains("first_failing_call")) {
-        Out["first_failing_call"] = R["first_failing_call"];
-        break;
-      }
-    if (Records.front().contains("versions"))
-      Out["versions"] = Records.front()["versions"];
+    json Out = foldCases(Cases, Secs);
+    if (Cases.front().Record.contains("versions"))
+      Out["versions"] = Cases.front().Record["versions"];
     return Out;
   };
 #endif

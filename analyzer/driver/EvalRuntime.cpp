@@ -2,7 +2,9 @@
 //
 // Runs one candidate through the runtime harness (pkb::rt::runCandidates,
 // the engine of `pkbcheck run`) on every default size of its problem and
-// folds the per-size case records into the `dynamic` part of an eval record:
+// folds the per-size typed cases (rt::CaseResult, merged by
+// rt::mergeCaseResult; .py candidates' cases come the same way from
+// EvalPkb.cpp) into the `dynamic` part of an eval record:
 //   verdict            the most severe case verdict (rt::verdictSeverity)
 //   detail             that case's detail (for people; never parsed)
 //   failure_kind       that case's rt::FailureKind ("load", "setup", ...)
@@ -34,9 +36,7 @@ using nlohmann::json;
 namespace pkb {
 
 #ifdef PKB_HAVE_RUNTIME
-/// Folds the typed case results of one candidate: see the file comment.
-static json foldCases(const std::vector<rt::CaseResult> &Cases,
-                      double Seconds) {
+json foldCases(const std::vector<rt::CaseResult> &Cases, double Seconds) {
   json Out{{"ran", true}, {"seconds", Seconds}};
   json Small = json::array();
   const rt::CaseResult *Worst = nullptr;
@@ -80,37 +80,6 @@ static json foldCases(const std::vector<rt::CaseResult> &Cases,
   return Out;
 }
 
-/// A runtime case record (JSONL, e.g. of `run --solution`) as a typed case
-/// result: verdict, failure kind (reported or derived from the verdict),
-/// first failing call and speedup (top level or under "timing").
-static rt::CaseResult caseFromRecord(const json &R) {
-  rt::CaseResult C;
-  C.V = rt::parseVerdict(R.value("verdict", "internal-error"))
-            .value_or(rt::Verdict::InternalError);
-  std::optional<rt::FailureKind> Reported;
-  if (R.contains("failure_kind") && R["failure_kind"].is_string())
-    Reported = rt::parseFailureKind(R["failure_kind"].get<std::string>());
-  if (R.contains("first_failing_call") &&
-      R["first_failing_call"].is_number_integer())
-    C.FirstFailingCall = R["first_failing_call"].get<int>();
-  C.Kind = rt::caseFailureKind(C.V, Reported, C.FirstFailingCall.value_or(0));
-  C.Size = R.value("size", int64_t{0});
-  C.Detail = R.value("detail", "");
-  C.Mode = R.value("mode", "");
-  const json &T =
-      R.contains("timing") && R["timing"].is_object() ? R["timing"] : R;
-  if (T.contains("speedup") && T["speedup"].is_number())
-    C.Speedup = T["speedup"].get<double>();
-  C.Record = R;
-  return C;
-}
-
-json foldCases(const std::vector<json> &Records, double Seconds) {
-  std::vector<rt::CaseResult> Cases;
-  for (const json &R : Records)
-    Cases.push_back(caseFromRecord(R));
-  return foldCases(Cases, Seconds);
-}
 #endif
 
 DynamicRunner makeDynamicRunner(const EvalOptions &Opts, std::string &Reason) {

@@ -4,6 +4,7 @@
 #include "pkb/rt/Compiler.h"
 #include "pkb/rt/Launcher.h"
 #include "pkb/rt/ResultStore.h"
+#include "pkb/rt/Session.h"
 #include "pkb/rt/Verdict.h"
 
 #include <fmt/format.h>
@@ -139,11 +140,11 @@ fs::path locatePkbWorker() {
 
 namespace {
 
-/// Runs one solution at every shape; returns the records.
-std::vector<json> runSolution(const PkbRunOptions &O, const fs::path &Sol,
-                              int Id, const fs::path &Root,
-                              const fs::path &Worker, ResultStore &Store,
-                              int &AlreadyDone) {
+/// Runs one solution at every shape; returns the merged cases.
+std::vector<CaseResult> runSolution(const PkbRunOptions &O, const fs::path &Sol,
+                                    int Id, const fs::path &Root,
+                                    const fs::path &Worker, ResultStore &Store,
+                                    int &AlreadyDone) {
   std::string Src = readFile(Sol);
   std::string Hash =
       contentHash(Src + "\n--pkb-worker--\n" + readFile(Worker) + O.Dtype);
@@ -163,7 +164,7 @@ std::vector<json> runSolution(const PkbRunOptions &O, const fs::path &Sol,
     }
     Todo.push_back({Key, json::array({D[0], D[1]})});
   }
-  std::vector<json> Records;
+  std::vector<CaseResult> Records;
   if (Todo.empty())
     return Records;
   fs::path Ref = pkbReference(Root, Id);
@@ -217,84 +218,78 @@ std::vector<json> runSolution(const PkbRunOptions &O, const fs::path &Sol,
   for (const auto &C : Todo) {
     std::string S = shapeText(C.Shape);
     const auto &Ranks = ByShape[S];
+    // What the ranks said, as the merge below will see it; the launcher's
+    // outcome decides whether a verdict is forced on top.
     Verdict V = Verdict::Pass;
-    std::string Detail;
-    json RankJ = json::array();
-    json Versions;
-    for (const auto &[R, J] : Ranks) {
-      auto RV = parseVerdict(J.value("verdict", std::string("internal-error")))
-                    .value_or(Verdict::InternalError);
-      if (verdictSeverity(RV) > verdictSeverity(V) || Detail.empty()) {
-        if (RV != Verdict::Pass)
-          Detail = fmt::format("rank {}: {}", R, J.value("detail", ""));
-      }
-      V = worseVerdict(V, RV);
-      if (J.contains("versions") && !J["versions"].empty())
-        Versions = J["versions"];
-      RankJ.push_back(J);
-    }
+    for (const auto &[R, J] : Ranks)
+      V = worseVerdict(
+          V, parseVerdict(J.value("verdict", std::string("internal-error")))
+                 .value_or(Verdict::InternalError));
+    std::optional<Verdict> Forced;
+    std::string Detail; // of a forced verdict; empty: the worst rank's
     json Launcher;
     bool Fatal = V != Verdict::Pass && isFatalVerdict(V);
     bool Complete = static_cast<int>(Ranks.size()) == O.WorldSize;
+    json LauncherJ = {{"outcome", hubOutcomeName(H.K)},
+                      {"rank", H.Rank},
+                      {"phase", H.Phase},
+                      {"detail", H.Detail}};
     if (GroupFailed && Fatal && !FailureSeen) {
       FailureSeen = true; // a rank's fatal result: it says why
-      Launcher = {{"outcome", hubOutcomeName(H.K)},
-                  {"rank", H.Rank},
-                  {"phase", H.Phase},
-                  {"detail", H.Detail}};
+      Launcher = LauncherJ;
+      Forced = V; // ranks that died with it sent nothing
     } else if (GroupFailed && !Complete && !FailureSeen) {
       // This is the case the group died in.
       FailureSeen = true;
-      Launcher = {{"outcome", hubOutcomeName(H.K)},
-                  {"rank", H.Rank},
-                  {"phase", H.Phase},
-                  {"detail", H.Detail}};
+      Launcher = LauncherJ;
       if (H.K == HubOutcome::Kind::Deadlock) {
-        V = Verdict::Deadlock;
+        Forced = Verdict::Deadlock;
         Detail = H.Detail;
       } else if (H.K == HubOutcome::Kind::FatalResult) {
-        // The rank's own result (already merged) says why.
-        if (V == Verdict::Pass) {
-          V = Verdict::InternalError;
+        // The rank's own result (merged below) says why.
+        Forced = V == Verdict::Pass ? Verdict::InternalError : V;
+        if (V == Verdict::Pass)
           Detail = H.Detail;
-        }
       } else if (H.K == HubOutcome::Kind::BootstrapFailed) {
-        V = Verdict::InternalError;
+        Forced = Verdict::InternalError;
         Detail = H.Detail.empty() ? Out.Error : H.Detail;
       } else {
-        V = worseVerdict(V, Verdict::RuntimeError);
+        Forced = worseVerdict(V, Verdict::RuntimeError);
         Detail = H.Detail;
       }
     } else if (!GroupFailed && !Complete) {
-      V = Verdict::InternalError;
+      Forced = Verdict::InternalError;
       Detail = fmt::format("{} of {} ranks reported a result", Ranks.size(),
                            O.WorldSize);
     } else if (GroupFailed && !Complete) {
-      V = Verdict::Skipped;
+      Forced = Verdict::Skipped;
       Detail = "not run: the worker group failed in an earlier case";
     }
-    json Rec = {{"key", C.Key},
-                {"problem", fmt::format("pkb-{}", Id)},
-                {"pkb_problem", Id},
-                {"kernel", Sol.string()},
-                {"kernel_hash", Hash},
-                {"kind", "pkb-python"},
-                {"reference", Ref.string()},
-                {"size", C.Shape[0].get<int64_t>() * C.Shape[1].get<int64_t>()},
-                {"shape", C.Shape},
-                {"dtype", O.Dtype},
-                {"world_size", O.WorldSize},
-                {"mode", Mode},
-                {"verdict", verdictName(V)},
-                {"detail", Detail},
-                {"ranks", RankJ},
-                {"versions", Versions},
-                {"tolerance", {{"atol", O.Atol}, {"rtol", O.Rtol}}}};
-    for (const auto &[R, J] : Ranks) // eval's cross-call-race class
-      if (J.contains("first_failing_call") &&
-          (!Rec.contains("first_failing_call") ||
-           J["first_failing_call"] < Rec["first_failing_call"]))
-        Rec["first_failing_call"] = J["first_failing_call"];
+    // The one merge of every worker kind (Session.h): verdict, detail,
+    // failure kind, first failing call, slowest rank's timing, speedup.
+    CaseInfo Info;
+    Info.Problem = fmt::format("pkb-{}", Id);
+    Info.ProblemId = Id;
+    Info.Kernel = Sol.string();
+    Info.KernelHash = Hash;
+    Info.Size = C.Shape[0].get<int64_t>() * C.Shape[1].get<int64_t>();
+    Info.WorldSize = O.WorldSize;
+    Info.Mode = Mode + "|" + S + "|" + O.Dtype; // the result key's mode
+    CaseResult CR = mergeCaseResult(Info, Ranks, Forced, Detail);
+    CR.Mode = Mode;
+    json &Rec = CR.Record;
+    Rec["mode"] = Mode;
+    Rec["pkb_problem"] = Id;
+    Rec["kind"] = "pkb-python";
+    Rec["reference"] = Ref.string();
+    Rec["shape"] = C.Shape;
+    Rec["dtype"] = O.Dtype;
+    Rec["tolerance"] = {{"atol", O.Atol}, {"rtol", O.Rtol}};
+    json Versions;
+    for (const auto &[R, J] : Ranks)
+      if (J.contains("versions") && !J["versions"].empty())
+        Versions = J["versions"];
+    Rec["versions"] = Versions;
     if (!Launcher.is_null()) {
       Rec["launcher"] = Launcher;
       json Tails;
@@ -302,23 +297,22 @@ std::vector<json> runSolution(const PkbRunOptions &O, const fs::path &Sol,
         Tails[std::to_string(R)] = T;
       Rec["log_tail"] = Tails;
     }
-    json Cand = slowestTiming(Ranks, "candidate");
-    json RefT = slowestTiming(Ranks, "reference");
-    if (V == Verdict::Pass && Cand.is_object() && RefT.is_object()) {
-      double CM = Cand.value("median_us", 0.0),
-             RM = RefT.value("median_us", 0.0);
-      double CP = Cand.value("pkb_method_us", 0.0),
-             RP = RefT.value("pkb_method_us", 0.0);
-      Rec["timing"] = {{"candidate", Cand},
-                       {"reference", RefT},
-                       {"speedup", CM > 0 ? RM / CM : 0.0},
-                       {"pkb_method_speedup", CP > 0 ? RP / CP : 0.0}};
+    if (Rec.contains("timing")) {
+      // PKB's own method (one event pair around all iterations), slowest
+      // rank of each side.
+      json Cand = slowestTiming(Ranks, "candidate");
+      json RefT = slowestTiming(Ranks, "reference");
+      double CP = Cand.is_object() ? Cand.value("pkb_method_us", 0.0) : 0.0,
+             RP = RefT.is_object() ? RefT.value("pkb_method_us", 0.0) : 0.0;
+      Rec["timing"]["pkb_method_speedup"] = CP > 0 ? RP / CP : 0.0;
+      if (!Rec["timing"].contains("speedup"))
+        Rec["timing"]["speedup"] = 0.0;
       Rec["roofline_absent"] =
           "no roofline for .py candidates yet: problems/ byte models are not "
           "mapped to PKB ids here (issue 12, follow-up)";
     }
     Store.append(Rec);
-    Records.push_back(Rec);
+    Records.push_back(std::move(CR));
   }
   return Records;
 }
@@ -366,11 +360,12 @@ int runPkbSolutions(const PkbRunOptions &O) {
       AllPass = false;
       continue;
     }
-    for (const json &R : runSolution(O, S, *Id, Root, Worker, Store, Already)) {
-      bool Pass = R["verdict"] == "pass";
-      AllPass &= Pass;
+    for (CaseResult &CR :
+         runSolution(O, S, *Id, Root, Worker, Store, Already)) {
+      AllPass &= CR.V == Verdict::Pass;
+      const json R = CR.Record;
       if (O.Collect)
-        O.Collect->push_back(R);
+        O.Collect->push_back(std::move(CR));
       if (O.Quiet)
         continue;
       std::string C = "-", Rf = "-", Sp = "-";

@@ -73,6 +73,36 @@ TEST(FailureKind, NamesAndDerivation) {
   EXPECT_EQ(caseFailureKind(Verdict::Deadlock), FailureKind::Deadlock);
 }
 
+TEST(MergeCaseResult, PythonWorkerFirstFailingCallAndForcedVerdict) {
+  // pkb_worker.py reports the call directly; PkbRun.cpp forces the launcher's
+  // verdict and keeps the ranks' detail when it has none of its own.
+  CaseInfo I;
+  I.Problem = "pkb-1";
+  I.WorldSize = 2;
+  I.Size = 2048;
+  I.Mode = "pkb-eager|64x32|bfloat16";
+  std::map<int, nlohmann::json> R = {
+      {0, {{"verdict", "pass"}}},
+      {1,
+       {{"verdict", "wrong-output"},
+        {"detail", "out: 3 of 2048 elements wrong"},
+        {"first_failing_call", 2}}}};
+  CaseResult C = mergeCaseResult(I, R);
+  EXPECT_EQ(C.V, Verdict::WrongOutput);
+  EXPECT_EQ(C.FirstFailingCall, 2);
+  EXPECT_EQ(C.Kind, FailureKind::CrossCall);
+  EXPECT_EQ(C.Detail, "rank 1: out: 3 of 2048 elements wrong");
+
+  std::map<int, nlohmann::json> F = {
+      {0, {{"verdict", "runtime-error"}, {"detail", "ValueError: x"}}}};
+  CaseResult FC = mergeCaseResult(I, F, Verdict::RuntimeError, "");
+  EXPECT_EQ(FC.V, Verdict::RuntimeError); // rank 1 died: no internal-error
+  EXPECT_EQ(FC.Detail, "rank 0: ValueError: x");
+  CaseResult DC = mergeCaseResult(I, {}, Verdict::Deadlock, "call 0 timed out");
+  EXPECT_EQ(DC.V, Verdict::Deadlock);
+  EXPECT_EQ(DC.Detail, "call 0 timed out");
+}
+
 TEST(MergeCaseResult, TypedFields) {
   CaseInfo I;
   I.Problem = "p";

@@ -9,6 +9,8 @@
 #ifndef PKB_RT_PKBRUN_H
 #define PKB_RT_PKBRUN_H
 
+#include "pkb/rt/Session.h"
+
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -37,8 +39,9 @@ struct PkbRunOptions {
   std::filesystem::path CacheDir; ///< empty: defaultCacheDir()
   std::string Selftest; ///< protocol self-test mode of the worker (tests)
   bool Quiet = false;   ///< no table on stdout
-  /// When set, every record written is also appended here.
-  std::vector<nlohmann::json> *Collect = nullptr;
+  /// When set, every case written is also appended here, typed (merged by
+  /// mergeCaseResult, like .cu cases; CaseResult::Record is the record).
+  std::vector<CaseResult> *Collect = nullptr;
 };
 
 /// PKB problem id of a solution file: the leading number of its name
