@@ -72,7 +72,9 @@ public:
         Analysis A(M, K, Opts);
         try {
           checkDevice(A, Out, Diags);
-        } catch (const z3::exception &) {
+        } catch (const z3::exception &E) {
+          // Like every engine checker: a note, never a silent pass.
+          Diags.push_back(solverErrorNote(info().Id, K, E));
         }
       }
     checkHost(M, Opts, Out);

@@ -16,6 +16,16 @@
 
 namespace pkb::chk {
 
+Diagnostic solverErrorNote(const std::string &CheckId, const KernelModel &K,
+                           const z3::exception &E) {
+  Diagnostic D;
+  D.Code = "solver-unknown";
+  D.Sev = Severity::Note;
+  D.Loc = K.Loc;
+  D.Message = CheckId + ": solver error in kernel '" + K.Name + "': " + E.msg();
+  return D;
+}
+
 void KernelChecker::check(const ModuleModel &M, const CheckOptions &Opts,
                           std::vector<Finding> &Out,
                           std::vector<Diagnostic> &Diags) const {
@@ -36,13 +46,7 @@ void KernelChecker::check(const ModuleModel &M, const CheckOptions &Opts,
             std::chrono::duration<double>(std::chrono::steady_clock::now() - T0)
                 .count());
     } catch (const z3::exception &E) {
-      Diagnostic D;
-      D.Code = "solver-unknown";
-      D.Sev = Severity::Note;
-      D.Loc = K.Loc;
-      D.Message =
-          info().Id + ": solver error in kernel '" + K.Name + "': " + E.msg();
-      Diags.push_back(D);
+      Diags.push_back(solverErrorNote(info().Id, K, E));
     }
   }
 }

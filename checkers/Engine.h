@@ -343,6 +343,13 @@ void emitUnknown(const std::string &Id, const KernelModel &K, const Event &E,
 /// Applies an outcome to a finding: severity and witness.
 void applyOutcome(Finding &F, const Outcome &R);
 
+/// The note of a solver error in kernel \p K while check \p CheckId ran
+/// (code "solver-unknown", severity Note, at the kernel): the engine's one
+/// way to turn a z3::exception into a diagnostic (never a pass, never a
+/// finding).
+Diagnostic solverErrorNote(const std::string &CheckId, const KernelModel &K,
+                           const z3::exception &E);
+
 /// A checker that runs per kernel.
 class KernelChecker : public Checker {
 public:

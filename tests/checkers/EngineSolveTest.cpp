@@ -56,3 +56,15 @@ TEST(EngineSolve, ExhaustedBudgetIsUnknown) {
 }
 
 } // namespace
+
+TEST(EngineSolve, SolverErrorIsANoteWithItsCode) {
+  // Engine.cpp and BAR-004's device pass both report solver errors this way.
+  KernelModel K;
+  K.Name = "k";
+  K.Loc.Line = 7;
+  Diagnostic D = solverErrorNote("BAR-004", K, z3::exception("boom"));
+  EXPECT_EQ(D.Code, "solver-unknown");
+  EXPECT_EQ(D.Sev, Severity::Note);
+  EXPECT_EQ(D.Loc.Line, 7u);
+  EXPECT_EQ(D.Message, "BAR-004: solver error in kernel 'k': boom");
+}
