@@ -522,7 +522,7 @@ int runEvalCommand(CheckArgs &A, EvalOptions &E, const std::string &Problem,
 }
 
 int runReport(const std::vector<std::string> &Files, const std::string &Format,
-              const std::string &OutFile) {
+              const std::string &OutFile, const ReportOptions &Opts) {
   const OutputFormat *Writer = findOutputFormat(OutputKind::Report, Format);
   if (!Writer) {
     std::cerr << "pkbcheck: error: unknown --format '" << Format << "' ("
@@ -536,7 +536,7 @@ int runReport(const std::vector<std::string> &Files, const std::string &Format,
     return 2;
   }
   ReportData D;
-  if (!loadReport(Files, D, std::cerr))
+  if (!loadReport(Files, D, std::cerr, Opts))
     return 2;
   OutputFile Out;
   std::ostream *OS = &std::cout;
@@ -693,17 +693,25 @@ void addAnalyzerCommands(CLI::App &App, int &ExitCode) {
   auto RFiles = std::make_shared<std::vector<std::string>>();
   auto RFormat = std::make_shared<std::string>("md");
   auto ROut = std::make_shared<std::string>();
+  auto ROpts = std::make_shared<ReportOptions>();
   CLI::App *Report = App.add_subcommand(
-      "report", "Tables and charts from eval results (md, csv or html)");
-  Report->add_option("results", *RFiles, "JSONL files (shards are merged)")
+      "report", "Tables and charts from eval results, models side by side (" +
+                    outputFormatNames(OutputKind::Report, ", ", " or ") + ")");
+  Report
+      ->add_option("results", *RFiles,
+                   "JSONL files or directories of them (shards are merged)")
       ->required();
+  Report->add_flag("--model-per-input", ROpts->ModelPerInput,
+                   "Each input is one model, named by the file (without "
+                   ".jsonl/.eval) or directory; default: the model is the "
+                   "candidate set");
   Report
       ->add_option("--format", *RFormat,
                    outputFormatNames(OutputKind::Report, ", ", " or "))
       ->capture_default_str();
   Report->add_option("-o,--output", *ROut, "Output file (default stdout)");
-  Report->callback([RFiles, RFormat, ROut, &ExitCode] {
-    ExitCode = runReport(*RFiles, *RFormat, *ROut);
+  Report->callback([RFiles, RFormat, ROut, ROpts, &ExitCode] {
+    ExitCode = runReport(*RFiles, *RFormat, *ROut, *ROpts);
   });
 
   CLI::App *Checks =

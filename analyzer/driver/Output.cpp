@@ -467,6 +467,7 @@ const std::vector<OutputFormat> &outputFormats() {
       {"md", OutputKind::Report, nullptr, writeMarkdown},
       {"csv", OutputKind::Report, nullptr, writeCsv},
       {"html", OutputKind::Report, nullptr, writeHtml},
+      {"json", OutputKind::Report, nullptr, writeJson},
   };
   return All;
 }

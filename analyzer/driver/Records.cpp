@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -491,6 +492,31 @@ EvalRecord evalRecordFromJson(const json &J) {
   R.Extra = extra(J, {"schema", "candidate", "set", "problem", "static", "gate",
                       "dynamic", "stage", "class", "explained_by"});
   return R;
+}
+
+unsigned staticCount(const EvalRecord &R, bool Warnings) {
+  const char *Key = Warnings ? "warnings" : "errors";
+  if (!R.Static.is_object() || !R.Static.contains(Key) ||
+      !R.Static[Key].is_number_integer())
+    return 0;
+  if (R.Static[Key].is_number_unsigned())
+    return static_cast<unsigned>(std::min<uint64_t>(
+        R.Static[Key].get<uint64_t>(), std::numeric_limits<unsigned>::max()));
+  long long V = R.Static[Key].get<long long>();
+  return V < 0 ? 0
+               : static_cast<unsigned>(std::min<long long>(
+                     V, std::numeric_limits<unsigned>::max()));
+}
+
+std::optional<double> rooflineFraction(const EvalDynamic &D) {
+  if (D.RooflineFraction)
+    return D.RooflineFraction;
+  if (D.Extra.is_object() && D.Extra.contains("roofline") &&
+      D.Extra["roofline"].is_object() &&
+      D.Extra["roofline"].contains("fraction") &&
+      D.Extra["roofline"]["fraction"].is_number())
+    return D.Extra["roofline"]["fraction"].get<double>();
+  return std::nullopt;
 }
 
 bool JsonlAppender::writeAll(std::string_view Bytes, std::string &Error) {

@@ -119,6 +119,14 @@ nlohmann::json toJson(const EvalRecord &R);
 /// Never throws.
 EvalRecord evalRecordFromJson(const nlohmann::json &J);
 
+/// The "errors" (\p Warnings false) or "warnings" count of the static part
+/// of \p R; 0 when absent or not a non-negative integer. Never throws.
+unsigned staticCount(const EvalRecord &R, bool Warnings);
+
+/// The roofline fraction of a run: `roofline_fraction`, or the older
+/// `roofline.fraction` kept in Extra; nullopt if neither is a number.
+std::optional<double> rooflineFraction(const EvalDynamic &D);
+
 /// Appends records to a JSONL file, one line each, durably: each line is
 /// written with one write(2), checked and fsync'ed. If the file already
 /// exists, is non-empty and does not end with a newline (a run was killed

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <optional>
@@ -25,92 +26,66 @@ namespace pkb {
 
 namespace {
 
-// Type-tolerant field reads. Records are validated when loaded
-// (readEvalRecords), but ReportData can also be filled by hand: none of
-// these throws, whatever the record holds.
+// Reads of the typed record. ReportData can also be filled by hand, so none
+// of these assumes more than the types guarantee.
 
-/// The member \p Key of \p R, or null if R is no object or lacks it.
-const json *field(const json &R, const char *Key) {
-  if (!R.is_object())
-    return nullptr;
-  auto It = R.find(Key);
-  return It == R.end() ? nullptr : &*It;
-}
-
-/// R[Key] if it is a string, else \p Default.
-std::string stringOr(const json &R, const char *Key,
-                     const std::string &Default = "") {
-  const json *F = field(R, Key);
-  return F && F->is_string() ? F->get<std::string>() : Default;
-}
-
-/// R[Key] if it is a number, else \p Default (NaN is written as null).
-double numberOr(const json &R, const char *Key, double Default) {
-  const json *F = field(R, Key);
-  return F && F->is_number() ? F->get<double>() : Default;
-}
-
-/// R[Key] if it is an integer, else \p Default.
-long long integerOr(const json &R, const char *Key, long long Default) {
-  const json *F = field(R, Key);
-  if (F && F->is_number_integer())
-    return F->is_number_unsigned()
-               ? static_cast<long long>(std::min<uint64_t>(
-                     F->get<uint64_t>(), std::numeric_limits<long long>::max()))
-               : F->get<long long>();
-  return Default;
-}
-
-/// R[Key] if it is an object, else an empty object.
-const json &objectOr(const json &R, const char *Key) {
-  static const json Empty = json::object();
-  const json *F = field(R, Key);
-  return F && F->is_object() ? *F : Empty;
-}
-
-/// The record's explained_by list joined by spaces (non-strings skipped).
-std::string explainedBy(const json &R) {
+/// The record's explained_by list joined by spaces.
+std::string explainedBy(const EvalRecord &R) {
   std::string Out;
-  const json *E = field(R, "explained_by");
-  if (E && E->is_array())
-    for (const json &X : *E)
-      if (X.is_string())
-        Out += (Out.empty() ? "" : " ") + X.get<std::string>();
+  for (const std::string &X : R.ExplainedBy)
+    Out += (Out.empty() ? "" : " ") + X;
   return Out;
 }
 
-bool isCorrect(const json &R) {
-  std::string C = stringOr(R, "class");
-  return C == "correct-faster" || C == "correct-slower" ||
-         C == "correct-untimed";
+double speedupOf(const EvalRecord &R) { return R.Dynamic.Speedup.value_or(0); }
+
+ProblemKey problemOf(const EvalRecord &R) {
+  if (!R.Problem)
+    return {};
+  return {R.Problem->Id, R.Problem->Name};
 }
 
-double speedupOf(const json &R) {
-  return numberOr(objectOr(R, "dynamic"), "speedup", 0);
-}
-
-bool hasProblem(const json &R) {
-  const json *P = field(R, "problem");
-  return P && P->is_object();
-}
-
-std::string problemKey(const json &R) {
-  if (!hasProblem(R))
+std::string problemKey(const EvalRecord &R) {
+  if (!R.Problem)
     return "(unknown)";
-  const json &P = objectOr(R, "problem");
-  return fmt::format("{} {}", integerOr(P, "id", 0), stringOr(P, "name"));
+  return fmt::format("{} {}", R.Problem->Id, R.Problem->Name);
 }
 
-/// Roofline fraction of a run: "roofline_fraction" or roofline.fraction.
-std::optional<double> rooflineOf(const json &R) {
-  const json &D = objectOr(R, "dynamic");
-  const json *F = field(D, "roofline_fraction");
-  if (F && F->is_number())
-    return F->get<double>();
-  F = field(objectOr(D, "roofline"), "fraction");
-  if (F && F->is_number())
-    return F->get<double>();
-  return std::nullopt;
+std::string problemLabel(const ProblemKey &K) {
+  return K.Id == INT_MAX ? K.Name : fmt::format("{} {}", K.Id, K.Name);
+}
+
+/// The check ID of an explained_by entry "ID@line".
+std::string checkIdOf(const std::string &E) { return E.substr(0, E.find('@')); }
+
+/// The model name of input \p Path: a directory's name, or a file's name
+/// without ".jsonl" and then without ".eval" (`pkbcheck eval -o X.eval.jsonl`).
+std::string modelNameOf(const std::filesystem::path &Path) {
+  std::filesystem::path P = Path.lexically_normal();
+  if (!P.has_filename())
+    P = P.parent_path();
+  std::string N = P.filename().string();
+  for (std::string_view Suffix : {".jsonl", ".eval"})
+    if (N.size() > Suffix.size() && N.ends_with(Suffix))
+      N.resize(N.size() - Suffix.size());
+  return N;
+}
+
+/// The JSONL files of input \p In: In itself, or a directory's `*.jsonl`
+/// (without `*.pkb-cases.jsonl`) in name order.
+std::vector<std::string> inputFiles(const std::string &In) {
+  std::error_code EC;
+  if (!std::filesystem::is_directory(In, EC))
+    return {In};
+  std::vector<std::string> Out;
+  for (const auto &E : std::filesystem::directory_iterator(In, EC)) {
+    std::string N = E.path().filename().string();
+    if (E.is_regular_file(EC) && N.ends_with(".jsonl") &&
+        !N.ends_with(".pkb-cases.jsonl"))
+      Out.push_back(E.path().string());
+  }
+  std::sort(Out.begin(), Out.end());
+  return Out;
 }
 
 std::string escapeHtml(const std::string &S) {
@@ -167,33 +142,215 @@ const char *classColor(const std::string &C) {
   return It == Colors.end() ? "#000000" : It->second;
 }
 
+/// A per-problem cell: each candidate's class and speedup ("correct-faster
+/// 1.23x"), joined by "; "; "-" when the model has none for the problem.
+std::string cellText(const std::map<std::string, std::vector<ProblemCell>> &Row,
+                     const std::string &Model) {
+  auto It = Row.find(Model);
+  if (It == Row.end())
+    return "-";
+  std::string Out;
+  for (const ProblemCell &C : It->second) {
+    Out += Out.empty() ? "" : "; ";
+    Out += C.Class;
+    if (C.Speedup)
+      Out += fmt::format(" {:.2f}x", *C.Speedup);
+  }
+  return Out;
+}
+
+/// A model's count of class \p C with the checks that explain it:
+/// "3 (BAR-004: 2, SYNC-001: 1)"; "0" when it has none.
+std::string classText(const ModelSummary &M, const std::string &C) {
+  auto It = M.Classes.find(C);
+  if (It == M.Classes.end())
+    return "0";
+  std::string Out = std::to_string(It->second);
+  auto E = M.ExplainedBy.find(C);
+  if (E != M.ExplainedBy.end() && !E->second.empty()) {
+    std::string Ids;
+    for (const auto &[Id, N] : E->second)
+      Ids += fmt::format("{}{}: {}", Ids.empty() ? "" : ", ", Id, N);
+    Out += " (" + Ids + ")";
+  }
+  return Out;
+}
+
+/// The classes any model has, in taxonomy order.
+std::vector<std::string> usedClasses(const ReportData &D) {
+  std::vector<std::string> Out;
+  for (const std::string &C : D.Classes)
+    if (D.ByClass.count(C))
+      Out.push_back(C);
+  return Out;
+}
+
+/// Ends a Markdown header row: the separator "| --- |" + \p Fixed, then
+/// \p N times \p Cell, and a newline.
+void writeMdRule(std::ostream &OS, const char *Fixed, size_t N,
+                 const char *Cell = " ---: |") {
+  OS << "\n| --- |" << Fixed;
+  for (size_t I = 0; I < N; ++I)
+    OS << Cell;
+  OS << "\n";
+}
+
+/// A Markdown table with one column per model: header \p Key, then each
+/// row's label and cells (one per model, D.Models order).
+void writeModelTable(
+    const ReportData &D, const char *Key, const char *Cell,
+    const std::vector<std::pair<std::string, std::vector<std::string>>> &Rows,
+    std::ostream &OS) {
+  OS << "| " << Key << " |";
+  for (const ModelSummary &M : D.Models)
+    OS << " " << M.Name << " |";
+  writeMdRule(OS, "", D.Models.size(), Cell);
+  for (const auto &[Label, Cells] : Rows) {
+    OS << "| " << Label << " |";
+    for (const std::string &X : Cells)
+      OS << " " << X << " |";
+    OS << "\n";
+  }
+  OS << "\n";
+}
+
+/// The model comparison in Markdown: models, failure classes, problems.
+void writeModelsMarkdown(const ReportData &D, std::ostream &OS) {
+  OS << "## Models side by side\n\nfast_p: the fraction of the model's "
+        "candidates that are correct and faster than the reference by more "
+        "than a factor p (KernelBench).\n\n| model | candidates | correct | "
+        "correct rate |";
+  for (double P : D.ModelP)
+    OS << fmt::format(" fast_{:g} |", P);
+  writeMdRule(OS, " ---: | ---: | ---: |", D.ModelP.size());
+  for (const ModelSummary &M : D.Models) {
+    OS << fmt::format("| {} | {} | {} | {:.3f} |", M.Name, M.Candidates,
+                      M.Correct, M.CorrectRate);
+    for (double X : M.FastP)
+      OS << fmt::format(" {:.3f} |", X);
+    OS << "\n";
+  }
+  OS << "\n## Failure classes by model (explaining static findings)\n\n";
+  std::vector<std::pair<std::string, std::vector<std::string>>> Rows;
+  for (const std::string &C : usedClasses(D)) {
+    Rows.push_back({C, {}});
+    for (const ModelSummary &M : D.Models)
+      Rows.back().second.push_back(classText(M, C));
+  }
+  writeModelTable(D, "class", " ---: |", Rows, OS);
+  OS << "## Problems by model (class and speedup)\n\n";
+  Rows.clear();
+  for (const auto &[K, Row] : D.ProblemsByModel) {
+    Rows.push_back({problemLabel(K), {}});
+    for (const ModelSummary &M : D.Models)
+      Rows.back().second.push_back(cellText(Row, M.Name));
+  }
+  writeModelTable(D, "problem", " --- |", Rows, OS);
+}
+
+/// The model comparison in HTML, with data attributes carrying the numbers.
+void writeModelsHtml(const ReportData &D, std::ostream &OS) {
+  OS << "<h2>Models side by side</h2>\n<p>fast_p: the fraction of the "
+        "model's candidates that are correct and faster than the reference "
+        "by more than a factor p (KernelBench).</p>\n<table id=\"models\">"
+        "<tr><th>model</th><th>candidates</th><th>correct</th><th>correct "
+        "rate</th>";
+  for (double P : D.ModelP)
+    OS << fmt::format("<th>fast_{:g}</th>", P);
+  OS << "</tr>\n";
+  for (const ModelSummary &M : D.Models) {
+    OS << fmt::format("<tr data-model=\"{}\"><td>{}</td><td>{}</td><td>{}"
+                      "</td><td data-correct-rate=\"{:.4f}\">{:.3f}</td>",
+                      escapeHtml(M.Name), escapeHtml(M.Name), M.Candidates,
+                      M.Correct, M.CorrectRate, M.CorrectRate);
+    for (size_t I = 0; I < M.FastP.size(); ++I)
+      OS << fmt::format("<td data-p=\"{:g}\" data-fast=\"{:.4f}\">{:.3f}"
+                        "</td>",
+                        D.ModelP[I], M.FastP[I], M.FastP[I]);
+    OS << "</tr>\n";
+  }
+  // The header row of a table with one column per model.
+  auto ModelHeader = [&](const char *Key) {
+    OS << "<tr><th>" << Key << "</th>";
+    for (const ModelSummary &M : D.Models)
+      OS << "<th>" << escapeHtml(M.Name) << "</th>";
+    OS << "</tr>\n";
+  };
+  OS << "</table>\n<h2>Failure classes by model (explaining static "
+        "findings)</h2>\n<table id=\"model-classes\">";
+  ModelHeader("class");
+  for (const std::string &C : usedClasses(D)) {
+    OS << "<tr><td>" << C << "</td>";
+    for (const ModelSummary &M : D.Models) {
+      auto It = M.Classes.find(C);
+      OS << fmt::format("<td data-model=\"{}\" data-class=\"{}\" "
+                        "data-count=\"{}\">{}</td>",
+                        escapeHtml(M.Name), C,
+                        It == M.Classes.end() ? 0 : It->second,
+                        escapeHtml(classText(M, C)));
+    }
+    OS << "</tr>\n";
+  }
+  OS << "</table>\n<h2>Problems by model (class and speedup)</h2>\n<table "
+        "id=\"problems\">";
+  ModelHeader("problem");
+  for (const auto &[K, Row] : D.ProblemsByModel) {
+    OS << "<tr><td>" << escapeHtml(problemLabel(K)) << "</td>";
+    for (const ModelSummary &M : D.Models)
+      OS << "<td>" << escapeHtml(cellText(Row, M.Name)) << "</td>";
+    OS << "</tr>\n";
+  }
+  OS << "</table>\n";
+}
+
 } // namespace
 
-double fastP(const std::vector<const json *> &Records, double P) {
+bool isCorrectClass(const std::string &Class) {
+  return Class == "correct-faster" || Class == "correct-slower" ||
+         Class == "correct-untimed";
+}
+
+double fastP(const std::vector<const EvalRecord *> &Records, double P) {
   if (Records.empty())
     return 0;
   unsigned N = 0;
-  for (const json *R : Records)
-    if (isCorrect(*R) && speedupOf(*R) > P)
+  for (const EvalRecord *R : Records)
+    if (isCorrectClass(R->Class) && speedupOf(*R) > P)
       ++N;
   return double(N) / Records.size();
 }
 
-bool loadReport(const std::vector<std::string> &Files, ReportData &Out,
-                std::ostream &Log) {
-  std::map<std::string, json> Last;
-  for (const std::string &F : Files) {
-    // Records are validated (Records.h), so the reads below cannot throw.
-    std::vector<json> Records;
-    if (!readEvalRecords(F, Records, Log))
-      return false;
-    for (json &J : Records) {
-      std::string Candidate = J["candidate"].get<std::string>();
-      Last[Candidate] = std::move(J);
+bool loadReport(const std::vector<std::string> &Inputs, ReportData &Out,
+                std::ostream &Log, const ReportOptions &Opts) {
+  // Key: the candidate (shards of one run are merged), or with one model per
+  // input, the model and the candidate (two models may share file names).
+  std::map<std::string, EvalRecord> Last;
+  for (const std::string &In : Inputs) {
+    std::string Model = modelNameOf(In);
+    for (const std::string &F : inputFiles(In)) {
+      std::vector<json> Records;
+      if (!readEvalRecords(F, Records, Log))
+        return false;
+      for (const json &J : Records) {
+        EvalRecord R = evalRecordFromJson(J);
+        if (Opts.ModelPerInput)
+          R.Set = Model;
+        std::string Key =
+            Opts.ModelPerInput ? R.Set + '\n' + R.Candidate : R.Candidate;
+        Last[Key] = std::move(R);
+      }
     }
   }
   for (auto &[K, R] : Last)
-    Out.Records.push_back(R);
+    Out.Records.push_back(std::move(R));
+  summarizeReport(Out);
+  return true;
+}
+
+void summarizeReport(ReportData &Out) {
+  std::vector<EvalRecord> Records = std::move(Out.Records);
+  Out = ReportData();
+  Out.Records = std::move(Records);
   for (EvalClass C :
        {EvalClass::CompileError, EvalClass::ShapeError, EvalClass::ApiError,
         EvalClass::RuntimeError, EvalClass::OutputMismatch, EvalClass::Deadlock,
@@ -204,50 +361,73 @@ bool loadReport(const std::vector<std::string> &Files, ReportData &Out,
         EvalClass::NotAnalyzed})
     Out.Classes.push_back(toString(C));
 
-  std::map<std::string, std::vector<const json *>> PerSet;
+  std::map<std::string, std::vector<const EvalRecord *>> PerSet;
   double RunSeconds = 0;
-  for (const json &R : Out.Records) {
-    std::string C = stringOr(R, "class", "not-analyzed");
-    std::string Set = stringOr(R, "set", "default");
+  for (const EvalRecord &R : Out.Records) {
+    std::string C = R.Class.empty() ? "not-analyzed" : R.Class;
     ++Out.ByClass[C];
-    ++Out.BySet[Set][C];
+    ++Out.BySet[R.Set][C];
     ++Out.ByProblem[problemKey(R)][C];
-    PerSet[Set].push_back(&R);
+    PerSet[R.Set].push_back(&R);
     PerSet["all"].push_back(&R);
-    if (isCorrect(R))
-      if (auto F = rooflineOf(R))
+    if (isCorrectClass(C))
+      if (auto F = rooflineFraction(R.Dynamic))
         Out.Roofline[problemKey(R)].push_back(*F);
-    const json &Dyn = objectOr(R, "dynamic");
-    const json *RanField = field(Dyn, "ran");
-    bool Ran = RanField && RanField->is_boolean() && RanField->get<bool>();
-    std::string Gate = stringOr(R, "gate");
-    if (Ran) {
+    if (R.Dynamic.Ran) {
       ++Out.Runs;
-      RunSeconds += numberOr(Dyn, "seconds", 0.0);
+      RunSeconds += R.Dynamic.Seconds.value_or(0);
       auto Cls = parseEvalClass(C);
       bool Failed = Cls && isDynamicFailure(*Cls);
-      if (Gate == "flagged")
+      if (R.Gate == "flagged")
         ++(Failed ? Out.TP : Out.FP);
-      else if (Gate == "pass" || Gate == "incomplete")
+      else if (R.Gate == "pass" || R.Gate == "incomplete")
         ++(Failed ? Out.FN : Out.TN);
-    } else if (Gate == "flagged") {
+    } else if (R.Gate == "flagged") {
       ++Out.Gated;
     }
+    Out.ProblemsByModel[problemOf(R)][R.Set].push_back(
+        ProblemCell{R.Candidate, C, R.Dynamic.Speedup});
   }
   Out.MeanRunSeconds = Out.Runs ? RunSeconds / Out.Runs : 0;
   Out.GpuSecondsSaved = Out.Gated * Out.MeanRunSeconds;
+  Out.P.clear();
   for (int I = 0; I <= 16; ++I)
     Out.P.push_back(I * 0.25);
   for (const auto &[Set, Recs] : PerSet)
     for (double P : Out.P)
       Out.FastP[Set].push_back(fastP(Recs, P));
-  return true;
+
+  // The model comparison (KernelBench's fast_p thresholds).
+  Out.ModelP = {0, 0.5, 0.8, 1, 1.5, 2};
+  for (const auto &[Set, Recs] : PerSet) {
+    if (Set == "all" && !Out.BySet.count("all"))
+      continue;
+    ModelSummary M;
+    M.Name = Set;
+    M.Candidates = static_cast<unsigned>(Recs.size());
+    for (const EvalRecord *R : Recs) {
+      std::string C = R->Class.empty() ? "not-analyzed" : R->Class;
+      ++M.Classes[C];
+      if (isCorrectClass(C))
+        ++M.Correct;
+      std::set<std::string> Ids;
+      for (const std::string &E : R->ExplainedBy)
+        Ids.insert(checkIdOf(E));
+      for (const std::string &Id : Ids)
+        ++M.ExplainedBy[C][Id];
+    }
+    M.CorrectRate = M.Candidates ? double(M.Correct) / M.Candidates : 0;
+    for (double P : Out.ModelP)
+      M.FastP.push_back(fastP(Recs, P));
+    Out.Models.push_back(std::move(M));
+  }
 }
 
 void writeMarkdown(const ReportData &D, std::ostream &OS) {
   OS << "# pkbcheck evaluation report\n\n";
   OS << fmt::format("{} candidate(s), {} run on GPUs.\n\n", D.Records.size(),
                     D.Runs);
+  writeModelsMarkdown(D, OS);
   auto Table =
       [&](const char *Title, const char *Key,
           const std::map<std::string, std::map<std::string, unsigned>> &Rows) {
@@ -258,10 +438,7 @@ void writeMarkdown(const ReportData &D, std::ostream &OS) {
             Cols.push_back(C);
             OS << " " << C << " |";
           }
-        OS << "\n| --- | ---: |";
-        for (size_t I = 0; I < Cols.size(); ++I)
-          OS << " ---: |";
-        OS << "\n";
+        writeMdRule(OS, " ---: |", Cols.size());
         for (const auto &[Name, Counts] : Rows) {
           unsigned Total = 0;
           for (const auto &[C, N] : Counts)
@@ -287,10 +464,7 @@ void writeMarkdown(const ReportData &D, std::ostream &OS) {
         "|";
   for (double P : D.P)
     OS << fmt::format(" p={:g} |", P);
-  OS << "\n| --- |";
-  for (size_t I = 0; I < D.P.size(); ++I)
-    OS << " ---: |";
-  OS << "\n";
+  writeMdRule(OS, "", D.P.size());
   for (const auto &[Set, V] : D.FastP) {
     OS << "| " << Set << " |";
     for (double X : V)
@@ -326,22 +500,76 @@ void writeMarkdown(const ReportData &D, std::ostream &OS) {
 void writeCsv(const ReportData &D, std::ostream &OS) {
   OS << "candidate,set,problem_id,problem,class,gate,static_errors,"
         "static_warnings,speedup,roofline_fraction,explained_by\n";
-  for (const json &R : D.Records) {
-    const json &Static = objectOr(R, "static");
-    const json &Problem = objectOr(R, "problem");
-    auto Roof = rooflineOf(R);
-    bool HasProblem = hasProblem(R);
-    OS << csvField(stringOr(R, "candidate")) << ","
-       << csvField(stringOr(R, "set")) << ","
-       << (HasProblem ? std::to_string(integerOr(Problem, "id", 0)) : "") << ","
-       << csvField(stringOr(Problem, "name")) << ","
-       << csvField(stringOr(R, "class")) << "," << csvField(stringOr(R, "gate"))
-       << "," << integerOr(Static, "errors", 0) << ","
-       << integerOr(Static, "warnings", 0) << ","
+  for (const EvalRecord &R : D.Records) {
+    auto Roof = rooflineFraction(R.Dynamic);
+    OS << csvField(R.Candidate) << "," << csvField(R.Set) << ","
+       << (R.Problem ? std::to_string(R.Problem->Id) : "") << ","
+       << csvField(R.Problem ? R.Problem->Name : "") << "," << csvField(R.Class)
+       << "," << csvField(R.Gate) << "," << staticCount(R, false) << ","
+       << staticCount(R, true) << ","
        << (speedupOf(R) > 0 ? fmt::format("{:.4f}", speedupOf(R)) : "") << ","
        << (Roof ? fmt::format("{:.4f}", *Roof) : "") << ","
        << csvField(explainedBy(R)) << "\n";
   }
+}
+
+void writeJson(const ReportData &D, std::ostream &OS) {
+  json J;
+  J["schema"] = "pkbcheck-report/1";
+  J["candidates"] = D.Records.size();
+  J["runs"] = D.Runs;
+  J["by_class"] = D.ByClass;
+  json FastP = json::object();
+  for (const auto &[Set, V] : D.FastP) {
+    json Curve = json::array();
+    for (size_t I = 0; I < V.size(); ++I)
+      Curve.push_back({{"p", D.P[I]}, {"fast", V[I]}});
+    FastP[Set] = Curve;
+  }
+  J["fast_p"] = FastP;
+  J["models"] = json::array();
+  for (const ModelSummary &M : D.Models) {
+    json Classes = json::object();
+    for (const auto &[C, N] : M.Classes) {
+      auto E = M.ExplainedBy.find(C);
+      Classes[C] = {{"count", N},
+                    {"explained_by", E == M.ExplainedBy.end()
+                                         ? json::object()
+                                         : json(E->second)}};
+    }
+    json Fast = json::array();
+    for (size_t I = 0; I < M.FastP.size(); ++I)
+      Fast.push_back({{"p", D.ModelP[I]}, {"fast", M.FastP[I]}});
+    J["models"].push_back({{"name", M.Name},
+                           {"candidates", M.Candidates},
+                           {"correct", M.Correct},
+                           {"correct_rate", M.CorrectRate},
+                           {"fast_p", Fast},
+                           {"classes", Classes}});
+  }
+  J["problems"] = json::array();
+  for (const auto &[K, Row] : D.ProblemsByModel) {
+    json Models = json::object();
+    for (const auto &[Model, Cells] : Row) {
+      json A = json::array();
+      for (const ProblemCell &C : Cells)
+        A.push_back(
+            {{"candidate", C.Candidate},
+             {"class", C.Class},
+             {"speedup", C.Speedup ? json(*C.Speedup) : json(nullptr)}});
+      Models[Model] = A;
+    }
+    J["problems"].push_back(
+        {{"id", K.Id == INT_MAX ? json(nullptr) : json(K.Id)},
+         {"name", K.Name},
+         {"models", Models}});
+  }
+  J["screening"] = {
+      {"tp", D.TP},       {"fp", D.FP},
+      {"fn", D.FN},       {"tn", D.TN},
+      {"gated", D.Gated}, {"gpu_seconds_saved", D.GpuSecondsSaved}};
+  // Invalid UTF-8 in candidate names is replaced, so dump() cannot throw.
+  OS << J.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
 }
 
 void writeHtml(const ReportData &D, std::ostream &OS) {
@@ -449,17 +677,16 @@ void writeHtml(const ReportData &D, std::ostream &OS) {
                     "y2=\"{}\" stroke=\"#333\"/>",
                     PL, PH + 10, PL + PW, PH + 10, PL, PL, PH + 10);
   unsigned Dots = 0;
-  for (const json &R : D.Records) {
-    auto F = rooflineOf(R);
-    if (!isCorrect(R) || !F)
+  for (const EvalRecord &R : D.Records) {
+    auto F = rooflineFraction(R.Dynamic);
+    if (!isCorrectClass(R.Class) || !F)
       continue;
     double X = PL + PW * std::min(speedupOf(R), 4.0) / 4.0;
     double Yv = 10 + PH * (1.0 - std::clamp(*F, 0.0, 1.0));
     OS << fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" "
                       "fill=\"#1f77b4\"><title>{}: speedup {:.2f}, roofline "
                       "{:.2f}</title></circle>",
-                      X, Yv, escapeHtml(stringOr(R, "candidate")), speedupOf(R),
-                      *F);
+                      X, Yv, escapeHtml(R.Candidate), speedupOf(R), *F);
     ++Dots;
   }
   if (!Dots)
@@ -484,8 +711,7 @@ void writeHtml(const ReportData &D, std::ostream &OS) {
     for (const auto &[C, N] : Counts) {
       Total += N;
       auto Cls = parseEvalClass(C);
-      if (C == "correct-faster" || C == "correct-slower" ||
-          C == "correct-untimed")
+      if (isCorrectClass(C))
         Correct += N;
       else if (Cls && isDynamicFailure(*Cls))
         Failed += N;
@@ -496,7 +722,9 @@ void writeHtml(const ReportData &D, std::ostream &OS) {
                       "{}</td></tr>\n",
                       escapeHtml(P), Total, Correct, Failed, Flagged);
   }
-  OS << "</table>\n<h2>Screening quality</h2>\n";
+  OS << "</table>\n";
+  writeModelsHtml(D, OS);
+  OS << "<h2>Screening quality</h2>\n";
   OS << fmt::format("<p id=\"screening\">TP {} &middot; FP {} &middot; FN {} "
                     "&middot; TN {} &middot; precision {} &middot; recall {}"
                     " &middot; {} flagged candidate(s) not run, {:.1f} "
@@ -506,13 +734,12 @@ void writeHtml(const ReportData &D, std::ostream &OS) {
   OS << "<h2>Candidates</h2>\n<table><tr><th>candidate</th><th>set</th>"
         "<th>problem</th><th>class</th><th>static errors</th><th>speedup</th>"
         "<th>explained by</th></tr>\n";
-  for (const json &R : D.Records) {
+  for (const EvalRecord &R : D.Records) {
     OS << fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}"
         "</td><td>{}</td></tr>\n",
-        escapeHtml(stringOr(R, "candidate")), escapeHtml(stringOr(R, "set")),
-        escapeHtml(problemKey(R)), escapeHtml(stringOr(R, "class")),
-        integerOr(objectOr(R, "static"), "errors", 0),
+        escapeHtml(R.Candidate), escapeHtml(R.Set), escapeHtml(problemKey(R)),
+        escapeHtml(R.Class), staticCount(R, false),
         speedupOf(R) > 0 ? fmt::format("{:.2f}", speedupOf(R)) : "",
         escapeHtml(explainedBy(R)));
   }

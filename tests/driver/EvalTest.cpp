@@ -167,10 +167,10 @@ TEST(Eval, ResumeCompletesStaticRecords) {
   std::ostringstream RLog;
   ASSERT_TRUE(loadReport({F.string()}, D, RLog));
   ASSERT_EQ(D.Records.size(), 3u);
-  EXPECT_EQ(D.Records[0]["class"], "correct-faster");
-  EXPECT_EQ(D.Records[1]["class"], "cross-call-race");
-  EXPECT_EQ(D.Records[1]["explained_by"], json::array({"BAR-004@12"}));
-  EXPECT_EQ(D.Records[2]["class"], "deadlock");
+  EXPECT_EQ(D.Records[0].Class, "correct-faster");
+  EXPECT_EQ(D.Records[1].Class, "cross-call-race");
+  EXPECT_EQ(D.Records[1].ExplainedBy, std::vector<std::string>{"BAR-004@12"});
+  EXPECT_EQ(D.Records[2].Class, "deadlock");
   EXPECT_EQ(D.TP, 1u); // b: flagged, failed
   EXPECT_EQ(D.FN, 1u); // c: passed gate, deadlocked
   EXPECT_EQ(D.TN, 1u); // a: passed gate, correct
@@ -210,8 +210,8 @@ TEST(Eval, GateKeepsFlaggedOffGpusAndCountsSavedTime) {
   EXPECT_EQ(Runs, 1u);
   ReportData D;
   ASSERT_TRUE(loadReport({F.string()}, D, Log));
-  EXPECT_EQ(D.Records[0]["class"], "correct-slower");
-  EXPECT_EQ(D.Records[1]["class"], "static-flagged");
+  EXPECT_EQ(D.Records[0].Class, "correct-slower");
+  EXPECT_EQ(D.Records[1].Class, "static-flagged");
   EXPECT_EQ(D.Gated, 1u);
   EXPECT_DOUBLE_EQ(D.GpuSecondsSaved, 3.0);
 
@@ -264,7 +264,7 @@ TEST(Eval, PyCandidatesGoToThePkbRunner) {
   std::ostringstream RLog;
   ASSERT_TRUE(loadReport({F.string()}, D, RLog));
   ASSERT_EQ(D.Records.size(), 3u);
-  EXPECT_EQ(D.Records[0]["class"], "api-error");
-  EXPECT_EQ(D.Records[1]["class"], "cross-call-race");
+  EXPECT_EQ(D.Records[0].Class, "api-error");
+  EXPECT_EQ(D.Records[1].Class, "cross-call-race");
   fs::remove(F);
 }

@@ -395,7 +395,7 @@ TEST(OutputRegistry, OneTableForCheckAndReport) {
   using pkb::OutputKind;
   EXPECT_EQ(pkb::outputFormatNames(OutputKind::Check), "text, json, sarif");
   EXPECT_EQ(pkb::outputFormatNames(OutputKind::Report, ", ", " or "),
-            "md, csv or html");
+            "md, csv, html or json");
   for (const pkb::OutputFormat &F : pkb::outputFormats()) {
     EXPECT_EQ(findOutputFormat(F.Kind, F.Name), &F);
     EXPECT_EQ(F.Kind == OutputKind::Check, static_cast<bool>(F.MakeWriter))

@@ -9,6 +9,7 @@
 #include "Records.h"
 #include "Eval.h"
 #include "Report.h"
+#include "TestUtil.h"
 
 #include <gtest/gtest.h>
 
@@ -63,11 +64,7 @@ json goodRecord(const std::string &Cand = "outs/m/1_allreduce_cuda.cu") {
 
 /// A unique empty temporary directory for one test.
 fs::path tempDir(const std::string &Name) {
-  fs::path D = fs::temp_directory_path() /
-               ("pkb_records_" + Name + "_" + std::to_string(::getpid()));
-  fs::remove_all(D);
-  fs::create_directories(D);
-  return D;
+  return test::freshTempDir("pkb_records_" + Name);
 }
 
 } // namespace
@@ -307,7 +304,7 @@ TEST(Records, ReportSkipsWrongTypedRecords) {
   std::ostringstream Log;
   ASSERT_NO_THROW(ASSERT_TRUE(loadReport({F.string()}, Data, Log)));
   ASSERT_EQ(Data.Records.size(), 2u);
-  EXPECT_EQ(Data.Records[0]["candidate"], "good1.cu");
+  EXPECT_EQ(Data.Records[0].Candidate, "good1.cu");
   EXPECT_EQ(Data.ByClass["cross-call-race"], 2u);
   EXPECT_EQ(Data.Runs, 2u);
   EXPECT_DOUBLE_EQ(Data.MeanRunSeconds, 3.5); // null speedup is no problem
@@ -330,15 +327,19 @@ TEST(Records, ReportSkipsWrongTypedRecords) {
 
   // Report writers never throw, even on records that were not validated.
   ReportData Hand;
-  Hand.Records = {json{{"class", 3},
-                       {"static", 7},
-                       {"problem", {{"id", "a"}}},
-                       {"dynamic", {{"speedup", "x"}, {"seconds", "y"}}},
-                       {"explained_by", json::array({1})}},
-                  json("not an object")};
+  for (const json &J : {json{{"class", 3},
+                             {"static", 7},
+                             {"problem", {{"id", "a"}}},
+                             {"dynamic", {{"speedup", "x"}, {"seconds", "y"}}},
+                             {"explained_by", json::array({1})}},
+                        json("not an object")})
+    Hand.Records.push_back(evalRecordFromJson(J));
+  summarizeReport(Hand);
   EXPECT_NO_THROW(writeMarkdown(Hand, Md));
   EXPECT_NO_THROW(writeCsv(Hand, Csv));
   EXPECT_NO_THROW(writeHtml(Hand, Html));
+  std::ostringstream Js;
+  EXPECT_NO_THROW(writeJson(Hand, Js));
   fs::remove_all(D);
 }
 

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <unistd.h>
 
 namespace pkb::test {
 
@@ -15,6 +16,16 @@ inline std::string slurp(const std::filesystem::path &P) {
   std::stringstream SS;
   SS << In.rdbuf();
   return SS.str();
+}
+
+/// A new empty directory \p Name-PID under the system's temporary directory
+/// (removed first if a previous run left it).
+inline std::filesystem::path freshTempDir(const std::string &Name) {
+  std::filesystem::path D = std::filesystem::temp_directory_path() /
+                            (Name + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(D);
+  std::filesystem::create_directories(D);
+  return D;
 }
 
 } // namespace pkb::test

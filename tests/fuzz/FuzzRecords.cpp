@@ -79,6 +79,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   pkb::writeMarkdown(D, OS);
   pkb::writeCsv(D, OS);
   pkb::writeHtml(D, OS);
+  pkb::writeJson(D, OS);
   // Appending after the input never glues a record onto its last line.
   {
     pkb::JsonlAppender A;
