@@ -11,8 +11,35 @@
 #include "Checks.h"
 #include "Engine.h"
 
+#include <optional>
+#include <sstream>
+
 namespace pkb::chk {
 namespace {
+
+/// The (barrier id, thread count) operand texts of an inline-PTX named
+/// barrier event ("barrier.cta.sync 1, %0" -> {"1", "%0"}); nullopt when the
+/// event is not a named barrier with both operands.
+std::optional<std::pair<std::string, std::string>>
+namedBarrierKey(const Event &E) {
+  if (E.Kind != EventKind::Barrier || E.Barrier != BarrierKind::Named)
+    return std::nullopt;
+  // "<opcode> <id>, <count>[;]": split off the opcode, then the operands.
+  std::string T = E.Text.substr(0, E.Text.find(';'));
+  size_t Sp = T.find(' ');
+  if (Sp == std::string::npos)
+    return std::nullopt;
+  std::istringstream Ops(T.substr(Sp + 1));
+  std::string Id, Count, Extra;
+  if (!std::getline(Ops, Id, ',') || !std::getline(Ops, Count, ',') ||
+      std::getline(Ops, Extra, ','))
+    return std::nullopt;
+  auto Trim = [](std::string S) {
+    size_t B = S.find_first_not_of(" \t"), E = S.find_last_not_of(" \t");
+    return B == std::string::npos ? std::string() : S.substr(B, E - B + 1);
+  };
+  return std::make_pair(Trim(Id), Trim(Count));
+}
 
 class Bar001 : public KernelChecker {
 public:
@@ -37,6 +64,19 @@ public:
       for (unsigned L : E.Loops) {
         Q = Q && A.iterVar(L, 2) == A.iterVar(L, 1) && A.loopDef(L, 2);
         Reach2 = Reach2 && A.loopBound(L, 2);
+      }
+      // Named barrier: reaching a partner (same id and count, same loops;
+      // an arrive or a sync) is participating in this barrier instance.
+      if (auto Key = namedBarrierKey(E)) {
+        for (size_t P = 0; P < A.size(); ++P) {
+          if (P == B || A.ev(P).Loops != E.Loops ||
+              namedBarrierKey(A.ev(P)) != Key)
+            continue;
+          z3::expr ReachP = A.guardOf(P, 2);
+          for (unsigned L : E.Loops)
+            ReachP = ReachP && A.loopBound(L, 2);
+          Reach2 = Reach2 || ReachP;
+        }
       }
       Q = Q && !Reach2;
       WitnessSpec Wit = A.agentWitness({1, 2});

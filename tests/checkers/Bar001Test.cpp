@@ -51,4 +51,29 @@ TEST(Checkers, Bar001EarlyReturn) {
   EXPECT_EQ(keys(F), (std::set<Key>{{11, "BAR-001"}})) << dump(F);
 }
 
+/// Warp 0 syncs on named barrier 1, the other threads arrive on barrier
+/// \p ArriveId (PTX ISA "bar, barrier"), both with count operand %0.
+KB namedSplit(const char *ArriveId) {
+  KB K("named_split");
+  K.stdParams().launch(4, 256);
+  K.when(lt(tid(), c(32)));
+  K.sync(11, BarrierKind::Named).Text = "barrier.cta.sync 1, %0;";
+  K.end();
+  K.when(ge(tid(), c(32)));
+  K.sync(13, BarrierKind::Named).Text =
+      std::string("barrier.cta.arrive ") + ArriveId + ", %0;";
+  K.end();
+  return K;
+}
+
+TEST(Checkers, Bar001NamedBarrierArriveSplit) {
+  // Sync in warp 0 + arrive in the others on the same id and count: legal.
+  auto FG = runAll(namedSplit("1").module());
+  EXPECT_TRUE(FG.empty()) << dump(FG);
+  // The arrive is on another barrier: barrier 1 and barrier 2 both diverge.
+  auto F = runAll(namedSplit("2").module());
+  EXPECT_EQ(keys(F), (std::set<Key>{{11, "BAR-001"}, {13, "BAR-001"}}))
+      << dump(F);
+}
+
 } // namespace
