@@ -5,7 +5,7 @@
 
 namespace pkb {
 namespace {
-constexpr std::array<DiagCodeInfo, 23> Table = {{
+constexpr std::array<DiagCodeInfo, 25> Table = {{
     {DiagCode::InputUnreadable, "input-unreadable",
      "missing path, directory, not a regular file, or a read failure"},
     {DiagCode::InputUnsupported, "input-unsupported",
@@ -31,6 +31,12 @@ constexpr std::array<DiagCodeInfo, 23> Table = {{
      "the parser's recursion exhausted the 256 MiB analysis stack"},
     {DiagCode::PtxUnknown, "ptx-unknown",
      "an inline PTX instruction the decoder does not know (docs/ptx.md)"},
+    {DiagCode::RecoveredDeclaration, "recovered-declaration",
+     "a name from a header that was not found, guessed as an attribute "
+     "macro, namespace, function or opaque type so the kernels still parse "
+     "(docs/frontend.md, \"Missing headers\")"},
+    {DiagCode::NoKernels, "no-kernels",
+     "the file parses but defines no `__global__` function"},
     {DiagCode::Note, "note",
      "a remark of the front end (toolkit or shim mode, ...)"},
     {DiagCode::SolverUnknown, "solver-unknown",

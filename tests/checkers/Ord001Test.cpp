@@ -20,10 +20,13 @@ TEST(Checkers, Ord001MissingRelease) {
   const Finding *X = find(F, "ORD-001");
   ASSERT_TRUE(X);
   EXPECT_EQ(X->Sev, Severity::Error);
-  ASSERT_EQ(X->Related.size(), 2u);
+  // The write, the signal, and the launch site whose binding this is
+  // (launch-site specialization).
+  ASSERT_EQ(X->Related.size(), 3u);
   EXPECT_EQ(X->Related[0].Role, "write");
   EXPECT_EQ(X->Related[0].Loc.Line, 11u);
   EXPECT_EQ(X->Related[1].Role, "signal");
+  EXPECT_EQ(X->Related[2].Role, "launch");
   EXPECT_EQ(X->Witness.at("W"), "2");
 }
 

@@ -30,6 +30,8 @@ enum class DiagCode {
   MacroExpansionLimit,
   NestingTooDeep,
   PtxUnknown,
+  RecoveredDeclaration,
+  NoKernels,
   Note,
   SolverUnknown,
   CompileDb,
