@@ -807,8 +807,12 @@ FrontendResult buildModels(const CudaUnit &Unit, const FrontendOptions &Opts) {
   // Names that headers which were not found would declare are guessed from
   // the errors and declared in a prelude for the next parse; a recovered
   // name can reveal the next one (`arch` then `arch::f`), so up to five
-  // parses run while new names appear.
-  std::vector<RecoveredName> Known, Guesses;
+  // parses run while new names appear. A recovery parse is kept only if it
+  // yields at least as many kernels as the parse before it: a wrong guess
+  // (a function template taken for a class template, say) can turn a
+  // dispatching host function into an error and drop the template
+  // instantiations it launches, and recovering must never cost a kernel.
+  std::vector<RecoveredName> Known, Applied, Guesses;
   FrontendResult Result = buildOnce(Unit, Opts, "", Guesses);
   for (int Pass = 0; Pass < 4 && Result.Parsed; ++Pass) {
     size_t Before = Known.size();
@@ -822,11 +826,13 @@ FrontendResult buildModels(const CudaUnit &Unit, const FrontendOptions &Opts) {
       break;
     FrontendResult Next =
         buildOnce(Unit, Opts, recoveryPrelude(Known), Guesses);
-    if (!Next.Parsed)
+    if (!Next.Parsed ||
+        Next.Module.Kernels.size() < Result.Module.Kernels.size())
       break;
     Result = std::move(Next);
+    Applied = Known;
   }
-  for (const RecoveredName &R : Known) {
+  for (const RecoveredName &R : Applied) {
     pkb::Diagnostic D;
     D.Code = "recovered-declaration";
     D.Sev = Severity::Note;
