@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Engine.h"
+#include "pkb/DiagCode.h"
 
 #include <chrono>
 #include <cstdio>
@@ -19,7 +20,7 @@ namespace pkb::chk {
 Diagnostic solverErrorNote(const std::string &CheckId, const KernelModel &K,
                            const z3::exception &E) {
   Diagnostic D;
-  D.Code = "solver-unknown";
+  D.Code = std::string(toString(DiagCode::SolverUnknown));
   D.Sev = Severity::Note;
   D.Loc = K.Loc;
   D.Message = CheckId + ": solver error in kernel '" + K.Name + "': " + E.msg();

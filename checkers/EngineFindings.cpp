@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Engine.h"
+#include "pkb/DiagCode.h"
 
 namespace pkb::chk {
 
@@ -76,7 +77,7 @@ void emitUnknown(const std::string &Id, const KernelModel &K, const Event &E,
                  const std::string &What, const Outcome &R,
                  std::vector<Finding> &Out, std::vector<Diagnostic> &Diags) {
   Diagnostic D;
-  D.Code = "solver-unknown";
+  D.Code = std::string(toString(DiagCode::SolverUnknown));
   D.Sev = Severity::Note;
   D.Loc = E.Loc;
   D.Message = Id + ": could not decide " + What + " in kernel '" + K.Name +

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FrontendInternal.h"
+#include "pkb/DiagCode.h"
 #include "pkb/Enrich.h"
 #include "pkb/support/Toolkit.h"
 
@@ -389,7 +390,7 @@ public:
     bool Missing = Info.getID() == diag::err_pp_file_not_found ||
                    llvm::StringRef(D.Message).ends_with("file not found");
     if (Missing) {
-      D.Code = "missing-include";
+      D.Code = std::string(toString(DiagCode::MissingInclude));
       D.Sev = Severity::Note;
       D.Message += "; continuing without it (kernels that still parse are "
                    "analyzed)";
@@ -406,13 +407,13 @@ public:
       return;
     }
     if (Info.getID() == diag::err_pp_include_too_deep) {
-      D.Code = "include-too-deep";
+      D.Code = std::string(toString(DiagCode::IncludeTooDeep));
       D.Sev = Severity::Error;
       D.Message += " (a recursive #include without an include guard?)";
       Diags.push_back(std::move(D));
       return;
     }
-    D.Code = "parse-error";
+    D.Code = std::string(toString(DiagCode::ParseError));
     D.Sev = SawMissingInclude ? Severity::Warning : Severity::Error;
     if (SawMissingInclude)
       D.Message += " (possibly caused by a missing include)";
@@ -423,7 +424,7 @@ public:
     if (Suppressed == 0)
       return;
     pkb::Diagnostic D;
-    D.Code = "parse-error";
+    D.Code = std::string(toString(DiagCode::ParseError));
     D.Sev = Severity::Note;
     D.Loc = SourceLoc{Unit.Map.File.empty() ? Unit.Name : Unit.Map.File, 1, 1};
     D.Message = std::to_string(Suppressed) + " more parse errors not shown";
@@ -614,7 +615,7 @@ public:
     if (++Count != MaxExpansions + 1)
       return;
     pkb::Diagnostic D;
-    D.Code = "macro-expansion-limit";
+    D.Code = std::string(toString(DiagCode::MacroExpansionLimit));
     D.Sev = Severity::Error;
     fe::LocMapper M(PP.getSourceManager(), Unit);
     D.Loc = M.map(Range.getBegin());
@@ -834,7 +835,7 @@ FrontendResult buildModels(const CudaUnit &Unit, const FrontendOptions &Opts) {
   }
   for (const RecoveredName &R : Applied) {
     pkb::Diagnostic D;
-    D.Code = "recovered-declaration";
+    D.Code = std::string(toString(DiagCode::RecoveredDeclaration));
     D.Sev = Severity::Note;
     D.Loc = R.Loc;
     D.Message = "'" + (R.Ns.empty() ? R.Name : R.Ns + "::" + R.Name) +
@@ -844,7 +845,7 @@ FrontendResult buildModels(const CudaUnit &Unit, const FrontendOptions &Opts) {
   }
   if (Result.Parsed && !Opts.ParseOnly && Result.Module.Kernels.empty()) {
     pkb::Diagnostic D;
-    D.Code = "no-kernels";
+    D.Code = std::string(toString(DiagCode::NoKernels));
     D.Sev = Severity::Note;
     D.Loc = SourceLoc{Result.Module.File, 1, 1};
     D.Message = "no __global__ function is defined in this unit (device "

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "PythonLexer.h"
+#include "pkb/DiagCode.h"
 
 #include "pkb/Ingest.h"
 
@@ -1078,7 +1079,7 @@ Input PyFile::run() {
   Toks = py::tokenize(Src, Lines, LexErrors, Start);
   for (size_t I = 0; I < LexErrors.size() && I < MaxLexDiags; ++I) {
     Diagnostic D;
-    D.Code = "parse-error";
+    D.Code = std::string(toString(DiagCode::ParseError));
     D.Sev = Severity::Warning;
     D.Loc = {Path, LexErrors[I].Line, LexErrors[I].Col};
     D.Message = "Python tokenizer: " + LexErrors[I].Message;
@@ -1086,7 +1087,7 @@ Input PyFile::run() {
   }
   if (LexErrors.size() > MaxLexDiags) {
     Diagnostic D;
-    D.Code = "parse-error";
+    D.Code = std::string(toString(DiagCode::ParseError));
     D.Sev = Severity::Warning;
     D.Loc = {Path, LexErrors[MaxLexDiags].Line, LexErrors[MaxLexDiags].Col};
     D.Message = std::to_string(LexErrors.size() - MaxLexDiags) +
@@ -1119,7 +1120,7 @@ Input PyFile::run() {
   In.HostOps = std::move(Ops);
   if (In.Units.empty()) {
     Diagnostic D;
-    D.Code = "no-cuda";
+    D.Code = std::string(toString(DiagCode::NoCuda));
     D.Sev = Severity::Note;
     D.Loc = {Path, 1, 1};
     D.Message = "no CUDA source found: no string literal contains "
