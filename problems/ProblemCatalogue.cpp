@@ -1,8 +1,10 @@
 //===- ProblemCatalogue.cpp - The ParallelKernelBench problems ----------===//
 #include "pkb/ProblemCatalogue.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
+#include <cmath>
 
 namespace pkb {
 namespace {
@@ -98,6 +100,554 @@ constexpr std::array<CatalogueEntry, 87> Catalogue = {{
     {86, "tp_muon_orthogonalization", "", false},
     {87, "conv2d_boundary_exchange", "", false},
 }};
+
+// --- Byte models of the roofline of .py solutions (docs/pkb.md#roofline) --
+// Shapes as PKB's utils/input_output_tensors.py derives them from the base
+// shape (M, N); factors from nccl-tests doc/PERFORMANCE.md (see the header).
+
+double num(int64_t X) { return static_cast<double>(X); }
+int64_t roundUp(int64_t X, int64_t Mult) {
+  return (X + Mult - 1) / Mult * Mult;
+}
+/// Bus bytes of an all-reduce of S bytes: 2(W-1)/W x S.
+double allReduce(double S, int W) { return 2.0 * (W - 1) / W * S; }
+/// Bus bytes of an all-gather / reduce-scatter / all-to-all whose total
+/// (gathered output, scattered input, per-rank send buffer) is S: (W-1)/W x S.
+double shareOut(double S, int W) { return (W - 1.0) / W * S; }
+/// PKB's _common_attn_dims: B = max(1, M // 64), T = max(1, N // 64); 8 heads
+/// of 64 (512 values per token).
+int64_t attnB(const PkbCase &C) { return std::max<int64_t>(1, C.M / 64); }
+int64_t attnT(const PkbCase &C) { return std::max<int64_t>(1, C.N / 64); }
+/// Parameter count of the MLP of problem 40 (d_in, hidden, d_out from N).
+int64_t mlpNumel(int64_t DIn, int64_t Hidden, int64_t DOut) {
+  return Hidden * DIn + Hidden + DOut * Hidden + DOut;
+}
+int64_t ddpNumel(const PkbCase &C) {
+  return mlpNumel(std::max<int64_t>(16, std::min<int64_t>(C.N, 256)),
+                  std::max<int64_t>(32, std::min<int64_t>(C.N / 2, 512)),
+                  std::max<int64_t>(8, std::min<int64_t>(C.N / 4, 256)));
+}
+/// PKB's _ddp_mlp_shapes_divisible_by_dp (problems 41, 42, 47): hidden grows
+/// until the parameter count is a multiple of W (at most 1024 steps); 0 when
+/// none is (PKB's generator raises then).
+int64_t ddpNumelDivisible(const PkbCase &C) {
+  int64_t DIn = std::max<int64_t>(16, std::min<int64_t>(C.N, 256));
+  int64_t DOut = std::max<int64_t>(8, std::min<int64_t>(C.N / 4, 256));
+  int64_t Hidden = std::max<int64_t>(32, std::min<int64_t>(C.N / 2, 512));
+  for (int I = 0; I < 1024; ++I, ++Hidden)
+    if (mlpNumel(DIn, Hidden, DOut) % C.World == 0)
+      return mlpNumel(DIn, Hidden, DOut);
+  return 0; // PKB raises: no such MLP (e.g. N = 1024, W = 3)
+}
+/// PKB's flat-shard length of problems 43, 52, 53: max(64, min(64 M, 4096)).
+int64_t flatShard(const PkbCase &C) {
+  return std::max<int64_t>(64, std::min<int64_t>(C.M * 64, 4096));
+}
+/// Busiest rank of an all_to_all_single of R rows of N elements with PKB's
+/// equal splits (R // W each, the remainder on the last rank): it sends every
+/// row but its own split, R - R // W rows.
+double equalSplitAllToAll(int64_t Rows, const PkbCase &C) {
+  return num(Rows - Rows / C.World) * num(C.N) * C.DtypeBytes;
+}
+
+/// The (M, N) tensor of the case all-reduced: 2(W-1)/W x M*N*b.
+double mnAllReduce(const PkbCase &C) {
+  return allReduce(num(C.M * C.N) * C.DtypeBytes, C.World);
+}
+/// W-1 shards of M*N*b (all-gather of (M, N) per rank; reduce-scatter,
+/// all-to-all, scatter, gather of W*M*N*b): (W-1)/W x W*M*N*b.
+double mnFromEachPeer(const PkbCase &C) {
+  return (C.World - 1.0) * num(C.M * C.N) * C.DtypeBytes;
+}
+/// Broadcast / reduce of (M, N): factor 1.
+double mnOnce(const PkbCase &C) { return num(C.M * C.N) * C.DtypeBytes; }
+/// All-to-all / reduce-scatter whose total is the (M, N) tensor.
+double mnShare(const PkbCase &C) {
+  return shareOut(num(C.M * C.N) * C.DtypeBytes, C.World);
+}
+
+/// Two (B, max(1, T//W), 8, 64) tensors (q and k; k and v) from each of the
+/// W-1 peers (all-gather, or W-1 ring steps).
+double twoSeqShardsFromEachPeer(const PkbCase &C) {
+  int64_t SLocal = std::max<int64_t>(1, attnT(C) / C.World);
+  return 2 * (C.World - 1.0) * num(attnB(C) * SLocal * 512) * C.DtypeBytes;
+}
+/// All-gather of (M, 512//W) shards of A (problems 11, 12; K = 512).
+double kShardFromEachPeer(const PkbCase &C) {
+  return (C.World - 1.0) * num(C.M * (512 / C.World)) * C.DtypeBytes;
+}
+/// W-1 flat shards of flatShard(C) elements (problems 43, 52, 53).
+double flatShardFromEachPeer(const PkbCase &C) {
+  return (C.World - 1.0) * num(flatShard(C)) * C.DtypeBytes;
+}
+
+constexpr std::string_view kLatency =
+    "latency-bound: the reference all-reduces scalars or a handful of counts "
+    "(a few bytes per call); a bandwidth fraction would be ~0 whatever the "
+    "kernel does";
+constexpr std::string_view kRouting =
+    "data-dependent: the all-to-all volumes follow the routing (top-k of a "
+    "softmax over random gate logits), so the bytes per call are not a "
+    "function of (shape, dtype, W)";
+
+struct ModelRow {
+  int Id;
+  PkbByteModel M;
+};
+
+constexpr std::array<ModelRow, 87> ByteModels = {{
+    {1,
+     {mnAllReduce, "2(W-1)/W * M*N*b",
+      "all_reduce of (M, N): all-reduce factor 2(W-1)/W", ""}},
+    {2,
+     {mnFromEachPeer, "(W-1) * M*N*b",
+      "all_gather_into_tensor, output (W, M, N): all-gather factor (W-1)/W "
+      "of W*M*N*b",
+      ""}},
+    {3, {mnOnce, "M*N*b", "broadcast of (M, N): broadcast factor 1", ""}},
+    {4, {mnOnce, "M*N*b", "reduce of (M, N): reduce factor 1", ""}},
+    {5,
+     {mnFromEachPeer, "(W-1) * M*N*b",
+      "scatter of the root's (W, M, N): scatter factor (W-1)/W of W*M*N*b "
+      "(the root)",
+      ""}},
+    {6,
+     {mnFromEachPeer, "(W-1) * M*N*b",
+      "gather of (M, N) into the root's (W, M, N): gather factor (W-1)/W of "
+      "W*M*N*b (the root)",
+      ""}},
+    {7,
+     {mnFromEachPeer, "(W-1) * M*N*b",
+      "reduce_scatter_tensor of (W*M, N): reduce-scatter factor (W-1)/W of "
+      "W*M*N*b",
+      ""}},
+    {8,
+     {mnFromEachPeer, "(W-1) * M*N*b",
+      "all_to_all_single of (W, M, N): all-to-all factor (W-1)/W of W*M*N*b",
+      ""}},
+    {9,
+     {[](const PkbCase &C) {
+        return 2 * allReduce(num(C.N) * C.DtypeBytes, C.World);
+      },
+      "2 * 2(W-1)/W * N*b",
+      "two all_reduce of N-vectors (d_beta, d_gamma): all-reduce factor", ""}},
+    {10,
+     {nullptr, "", "",
+      "data-dependent: the all-to-all volumes follow the random lookup "
+      "indices (torch.randint), so the bytes per call are not a function of "
+      "(shape, dtype, W)"}},
+    {11,
+     {kShardFromEachPeer, "(W-1) * M*(512//W)*b",
+      "all_gather_into_tensor of A_local^T (K//W, M), K = 512: all-gather "
+      "factor (W-1)/W",
+      ""}},
+    {12,
+     {kShardFromEachPeer, "(W-1) * M*(512//W)*b",
+      "all_gather of A_local (M, K//W), K = 512: all-gather factor (W-1)/W",
+      ""}},
+    {13,
+     {mnAllReduce, "2(W-1)/W * M*N*b",
+      "all_reduce of C (M, N): all-reduce factor", ""}},
+    {14,
+     {[](const PkbCase &C) {
+        return (C.World - 1.0) * num(C.M * (C.N / C.World)) * C.DtypeBytes;
+      },
+      "(W-1) * M*(N//W)*b",
+      "all_gather of C_local (M, N//W): all-gather factor (W-1)/W", ""}},
+    {15,
+     {[](const PkbCase &C) {
+        int64_t Rows = roundUp(C.M, C.World), H = roundUp(256, C.World);
+        return (C.World - 1.0) * num(Rows * (H / C.World)) * C.DtypeBytes +
+               shareOut(num(Rows * H) * C.DtypeBytes, C.World);
+      },
+      "(W-1) * Mr*(H/W)*b + (W-1)/W * Mr*H*b, Mr = ceil(M/W)*W, "
+      "H = ceil(256/W)*W",
+      "all_gather of x_local (Mr, H/W) + reduce_scatter_tensor of (Mr, H): "
+      "all-gather and reduce-scatter factors (W-1)/W (the scattered buffer "
+      "is zero outside the own rows, so a solution may move less)",
+      ""}},
+    {16,
+     {mnShare, "(W-1)/W * M*N*b",
+      "reduce_scatter_tensor of C_partial (M, N): reduce-scatter factor "
+      "(W-1)/W",
+      ""}},
+    {17,
+     {twoSeqShardsFromEachPeer,
+      "2 * (W-1) * B*max(1, T//W)*512*b, B = max(1, M//64), T = max(1, N//64)",
+      "two all_gather (q, k) of (B, T//W, 8 heads, 64): all-gather factor "
+      "(W-1)/W",
+      ""}},
+    {18,
+     {[](const PkbCase &C) { return allReduce(num(C.M) * 4, C.World); },
+      "2(W-1)/W * M*4",
+      "all_reduce of the fp32 sums of squares (M, 1): all-reduce factor "
+      "(fp32 whatever the dtype)",
+      ""}},
+    {19,
+     {[](const PkbCase &C) {
+        return (C.World - 1.0) * (num(C.M * C.N) + num(C.M * (C.N / 128)) * 4);
+      },
+      "(W-1) * (M*N*1 + M*(N//128)*4)",
+      "all_gather of the fp8 values (M, N) as uint8 + all_gather of the fp32 "
+      "block scales (M, N//128): all-gather factor (W-1)/W",
+      ""}},
+    {20,
+     {[](const PkbCase &C) { return (C.World - 1.0) * num(C.M * C.N) * 4; },
+      "(W-1) * M*N*4",
+      "all_to_all_single of the dequantized fp32 (W, M, N): all-to-all factor "
+      "(W-1)/W of W*M*N*4 (fp32 whatever the dtype; a solution that sends "
+      "the quantized values may move less)",
+      ""}},
+    {21, {nullptr, "", "", kLatency}},
+    {22, {nullptr, "", "", kLatency}},
+    {23, {nullptr, "", "", kLatency}},
+    {24, {nullptr, "", "", kLatency}},
+    {25, {nullptr, "", "", kLatency}},
+    {26, {nullptr, "", "", kLatency}},
+    {27,
+     {[](const PkbCase &C) { return equalSplitAllToAll(C.M, C); },
+      "(M - M//W) * N*b",
+      "all_to_all_single of (M, N) with PKB's equal splits (M//W, remainder "
+      "on the last rank): the busiest rank sends all rows but its own split",
+      ""}},
+    {28,
+     {[](const PkbCase &C) { return equalSplitAllToAll(2 * C.M, C); },
+      "(2M - 2M//W) * N*b",
+      "all_to_all_single of the 2M permuted tokens (top-2 of 8 distinct "
+      "experts per token) of N with PKB's equal splits",
+      ""}},
+    {29,
+     {[](const PkbCase &C) { return equalSplitAllToAll(2 * C.M, C); },
+      "(2M - 2M//W) * N*b",
+      "all_to_all_single of the 2M routed expert outputs of N with PKB's "
+      "equal splits",
+      ""}},
+    {30,
+     {[](const PkbCase &C) {
+        return 3 * allReduce(num(8 * C.N) * C.DtypeBytes, C.World);
+      },
+      "3 * 2(W-1)/W * 8*N*b",
+      "three all_reduce of LoRA gradients (8, N), (8, N), (N, 8): all-reduce "
+      "factor",
+      ""}},
+    {31, {nullptr, "", "", kRouting}},
+    {32, {nullptr, "", "", kRouting}},
+    {33,
+     {mnShare, "(W-1)/W * M*N*b",
+      "all_to_all of x (M, N) split in W along dim 0: all-to-all factor "
+      "(W-1)/W",
+      ""}},
+    {34,
+     {mnFromEachPeer, "(W-1) * M*N*b",
+      "all_gather_into_tensor of x (M, N): all-gather factor (W-1)/W of "
+      "W*M*N*b",
+      ""}},
+    {35,
+     {[](const PkbCase &C) {
+        return (C.World - 1.0) * (num(C.M * C.N) * C.DtypeBytes + 16);
+      },
+      "(W-1) * (M*N*b + 16)",
+      "all_gather of the int64 size (2) + all_gather of x (M, N): all-gather "
+      "factor (W-1)/W",
+      ""}},
+    {36,
+     {[](const PkbCase &C) {
+        return shareOut(num(attnB(C) * attnT(C) * 512) * C.DtypeBytes, C.World);
+      },
+      "(W-1)/W * B*T*512*b, B = max(1, M//64), T = max(1, N//64)",
+      "all_to_all of x (B, T, 8 heads, 64): all-to-all factor (W-1)/W", ""}},
+    {37,
+     {[](const PkbCase &C) {
+        return shareOut(num(attnB(C) * roundUp(attnT(C), C.World) * 512) *
+                            C.DtypeBytes,
+                        C.World);
+      },
+      "(W-1)/W * B*ceil(T/W)*W*512*b, B = max(1, M//64), T = max(1, N//64)",
+      "all_to_all of x (B, T padded to a multiple of W, 8 heads, 64): "
+      "all-to-all factor (W-1)/W",
+      ""}},
+    {38,
+     {[](const PkbCase &C) {
+        return shareOut(num(attnB(C) * attnT(C) * 1536) * C.DtypeBytes,
+                        C.World);
+      },
+      "(W-1)/W * B*T*1536*b, B = max(1, M//64), T = max(1, N//64)",
+      "all_to_all of qkv (B, T, 3, 512): all-to-all factor (W-1)/W", ""}},
+    {39,
+     {nullptr, "", "",
+      "not derived yet: the reference (Ulysses attention end to end) chains "
+      "QKV projection, all_to_all, attention, all_to_all_single and the "
+      "output projection; its per-call volume was not derived in this pass"}},
+    {40,
+     {[](const PkbCase &C) {
+        double P = num(ddpNumel(C)) * C.DtypeBytes;
+        return 3 * P + allReduce(P, C.World);
+      },
+      "3 * P*b + 2(W-1)/W * P*b, P = MLP parameters (d_in = clamp(N, 16, "
+      "256), hidden = clamp(N//2, 32, 512), d_out = clamp(N//4, 8, 256))",
+      "three broadcast (parameters, exp_avg, exp_avg_sq; factor 1) + "
+      "all_reduce of the flat gradient (all-reduce factor)",
+      ""}},
+    {41,
+     {[](const PkbCase &C) {
+        double P = num(ddpNumelDivisible(C)) * C.DtypeBytes;
+        return P + allReduce(P, C.World) + shareOut(P, C.World);
+      },
+      "P*b + 2(W-1)/W * P*b + (W-1)/W * P*b, P = MLP parameters (hidden "
+      "grown until W | P)",
+      "broadcast of the flat parameters (factor 1) + all_reduce of the "
+      "gradient + all_gather_into_tensor of the updated shards",
+      ""}},
+    {42,
+     {[](const PkbCase &C) {
+        double P = num(ddpNumelDivisible(C)) * C.DtypeBytes;
+        return P + 2 * shareOut(P, C.World);
+      },
+      "P*b + 2 * (W-1)/W * P*b, P = MLP parameters (hidden grown until W | P)",
+      "broadcast of the flat parameters (factor 1) + reduce_scatter_tensor of "
+      "the gradient + all_gather_into_tensor of the updated shards",
+      ""}},
+    {43,
+     {flatShardFromEachPeer, "(W-1) * p*b, p = max(64, min(64M, 4096))",
+      "all_gather_into_tensor of the updated shard (p): all-gather factor "
+      "(W-1)/W of W*p*b",
+      ""}},
+    {44,
+     {[](const PkbCase &C) {
+        return allReduce(
+            num(std::max<int64_t>(C.M * C.N, int64_t(C.World) * 64)) * 4,
+            C.World);
+      },
+      "2(W-1)/W * max(M*N, 64W)*4",
+      "all_reduce of the dequantized fp32 gradient: all-reduce factor (fp32 "
+      "whatever the dtype)",
+      ""}},
+    {45,
+     {[](const PkbCase &C) {
+        int64_t Hidden = std::max<int64_t>(32, std::min<int64_t>(C.N, 128));
+        int64_t Rows = std::max<int64_t>(2, std::max<int64_t>(C.M, C.World) /
+                                                std::max(C.World, 4));
+        return (C.World - 1.0) * num(Rows * Hidden) * C.DtypeBytes;
+      },
+      "(W-1) * rows*hidden*b, hidden = clamp(N, 32, 128), rows = max(2, "
+      "max(M, W)//max(W, 4))",
+      "reduce_scatter_tensor of (W*rows*hidden): reduce-scatter factor "
+      "(W-1)/W",
+      ""}},
+    {46,
+     {[](const PkbCase &C) {
+        int64_t Tokens = std::max<int64_t>(1, std::min<int64_t>(8, C.M / 1024));
+        int64_t Vocab =
+            roundUp(std::max<int64_t>(C.M, int64_t(C.World) * 1024), C.World);
+        return (C.World - 1.0) * num(Tokens * (Vocab / C.World)) * C.DtypeBytes;
+      },
+      "(W-1) * t*(V/W)*b, t = clamp(M//1024, 1, 8), V = max(M, 1024W) "
+      "rounded up to W",
+      "all_gather of the local logits (t, V/W): all-gather factor (W-1)/W",
+      ""}},
+    {47,
+     {[](const PkbCase &C) {
+        double P = num(ddpNumelDivisible(C)) * C.DtypeBytes;
+        return 2 * shareOut(P, C.World);
+      },
+      "2 * (W-1)/W * P*b, P = MLP parameters (hidden grown until W | P)",
+      "all_gather_into_tensor of the parameter shards + "
+      "reduce_scatter_tensor of the gradient: factors (W-1)/W",
+      ""}},
+    {48,
+     {nullptr, "", "",
+      "not derived yet: the reference builds a 2-D FSDP x TP mesh "
+      "(new_group) with all_gather and all_reduce on sub-groups; its "
+      "per-call volume was not derived in this pass"}},
+    {49, {nullptr, "", "", kRouting}},
+    {50, {nullptr, "", "", kRouting}},
+    {51, {nullptr, "", "", kRouting}},
+    {52,
+     {flatShardFromEachPeer, "(W-1) * p*b, p = max(64, min(64M, 4096))",
+      "reduce_scatter_tensor of the fp8-rounded gradient (W*p, in the "
+      "dtype): reduce-scatter factor (W-1)/W",
+      ""}},
+    {53,
+     {flatShardFromEachPeer, "(W-1) * p*b, p = max(64, min(64M, 4096))",
+      "all_gather_into_tensor of the fp8-rounded shard (p, in the dtype): "
+      "all-gather factor (W-1)/W",
+      ""}},
+    {54,
+     {twoSeqShardsFromEachPeer,
+      "2 * (W-1) * B*max(1, T//W)*512*b, B = max(1, M//64), T = max(1, N//64)",
+      "ring: W-1 steps of isend/irecv of k and v (B, T//W, 8 heads, 64) to "
+      "the next rank (point-to-point: the bytes sent)",
+      ""}},
+    {55,
+     {nullptr, "", "",
+      "not derived yet: the reference calls all_reduce, batch_isend_irecv; its "
+      "per-call volume "
+      "was not derived in this pass"}},
+    {56,
+     {nullptr, "", "",
+      "not derived yet: the reference calls batch_isend_irecv x3; its per-call "
+      "volume "
+      "was not derived in this pass"}},
+    {57,
+     {nullptr, "", "",
+      "not derived yet: the reference calls all_reduce, batch_isend_irecv; its "
+      "per-call volume "
+      "was not derived in this pass"}},
+    {58,
+     {nullptr, "", "",
+      "not derived yet: the reference calls batch_isend_irecv x2; its per-call "
+      "volume "
+      "was not derived in this pass"}},
+    {59,
+     {nullptr, "", "",
+      "not derived yet: the reference calls all_to_all; its per-call volume "
+      "was not derived in this pass"}},
+    {60,
+     {nullptr, "", "",
+      "not derived yet: the reference calls all_gather, all_to_all; its "
+      "per-call volume "
+      "was not derived in this pass"}},
+    {61,
+     {nullptr, "", "",
+      "not derived yet: the reference calls all_gather, "
+      "all_gather_into_tensor, all_to_all x2; its per-call volume "
+      "was not derived in this pass"}},
+    {62,
+     {nullptr, "", "",
+      "not derived yet: the reference calls all_reduce, all_to_all; its "
+      "per-call volume "
+      "was not derived in this pass"}},
+    {63,
+     {nullptr, "", "",
+      "not derived yet: the reference calls all_gather, all_gather_object, "
+      "all_reduce; its per-call volume "
+      "was not derived in this pass"}},
+    {64,
+     {nullptr, "", "",
+      "not derived yet: the reference calls all_to_all_single x7; its per-call "
+      "volume "
+      "was not derived in this pass"}},
+    {65,
+     {nullptr, "", "",
+      "not derived yet: the reference calls all_to_all, all_to_all_single; its "
+      "per-call volume "
+      "was not derived in this pass"}},
+    {66,
+     {nullptr, "", "",
+      "not derived yet: the reference calls all_to_all, all_to_all_single; its "
+      "per-call volume "
+      "was not derived in this pass"}},
+    {67,
+     {nullptr, "", "",
+      "not derived yet: the reference calls all_to_all_single x3; its per-call "
+      "volume "
+      "was not derived in this pass"}},
+    {68,
+     {nullptr, "", "",
+      "not derived yet: the reference calls all_to_all_single x3; its per-call "
+      "volume "
+      "was not derived in this pass"}},
+    {69,
+     {nullptr, "", "",
+      "not derived yet: the reference calls all_reduce, all_to_all_single; its "
+      "per-call volume "
+      "was not derived in this pass"}},
+    {70,
+     {nullptr, "", "",
+      "not derived yet: the reference calls all_to_all_single x2; its per-call "
+      "volume "
+      "was not derived in this pass"}},
+    {71,
+     {nullptr, "", "",
+      "not derived yet: the reference calls batch_isend_irecv; its per-call "
+      "volume "
+      "was not derived in this pass"}},
+    {72,
+     {nullptr, "", "",
+      "not derived yet: the reference calls all_to_all_single x2; its per-call "
+      "volume "
+      "was not derived in this pass"}},
+    {73,
+     {[](const PkbCase &C) {
+        return 3 * allReduce(8.0 * 1024 * C.DtypeBytes, C.World);
+      },
+      "3 * 2(W-1)/W * 8192*b (fixed batch 8 x seq 1024)",
+      "three all_reduce (max, predicted logit, sum of exp) of (8, 1024) "
+      "per-token values: all-reduce factor",
+      ""}},
+    {74,
+     {nullptr, "", "",
+      "not derived yet: the reference calls all_gather_into_tensor, "
+      "all_reduce; its per-call volume "
+      "was not derived in this pass"}},
+    {75,
+     {nullptr, "", "",
+      "not derived yet: the reference calls all_to_all_single x2; its per-call "
+      "volume "
+      "was not derived in this pass"}},
+    {76,
+     {nullptr, "", "",
+      "not derived yet: the reference calls all_reduce; its per-call volume "
+      "was not derived in this pass"}},
+    {77,
+     {nullptr, "", "",
+      "not derived yet: the reference calls all_to_all_single x2; its per-call "
+      "volume "
+      "was not derived in this pass"}},
+    {78,
+     {nullptr, "", "",
+      "not derived yet: the reference calls all_gather_object, "
+      "all_to_all_single; its per-call volume "
+      "was not derived in this pass"}},
+    {79,
+     {nullptr, "", "",
+      "not derived yet: the reference calls broadcast x2, gather x2; its "
+      "per-call volume "
+      "was not derived in this pass"}},
+    {80,
+     {nullptr, "", "",
+      "not derived yet: the reference calls all_reduce x3; its per-call volume "
+      "was not derived in this pass"}},
+    {81,
+     {nullptr, "", "",
+      "not derived yet: the reference calls all_gather; its per-call volume "
+      "was not derived in this pass"}},
+    {82,
+     {nullptr, "", "",
+      "not derived yet: the reference calls all_gather, all_to_all_single; its "
+      "per-call volume "
+      "was not derived in this pass"}},
+    {83,
+     {nullptr, "", "",
+      "not derived yet: the reference calls all_gather, all_to_all_single; its "
+      "per-call volume "
+      "was not derived in this pass"}},
+    {84,
+     {nullptr, "", "",
+      "not derived yet: the reference calls all_to_all_single x2; its per-call "
+      "volume "
+      "was not derived in this pass"}},
+    {85,
+     {nullptr, "", "",
+      "not derived yet: the reference calls all_gather x4, all_to_all_single "
+      "x2; its per-call volume "
+      "was not derived in this pass"}},
+    {86,
+     {nullptr, "", "",
+      "not derived yet: the reference calls all_reduce x2; its per-call volume "
+      "was not derived in this pass"}},
+    {87,
+     {nullptr, "", "",
+      "not derived yet: the reference calls all_gather; its per-call volume "
+      "was not derived in this pass"}},
+}};
+constexpr bool modelsInIdOrder() {
+  for (size_t I = 0; I < ByteModels.size(); ++I)
+    if (ByteModels[I].Id != static_cast<int>(I) + 1)
+      return false;
+  return true;
+}
+static_assert(modelsInIdOrder(), "ByteModels must list ids 1..87 in order");
 } // namespace
 
 std::span<const CatalogueEntry> problemCatalogue() { return Catalogue; }
@@ -119,6 +669,40 @@ const CatalogueEntry *findCatalogueEntry(std::string_view NameOrId) {
         (!E.PortedName.empty() && E.PortedName == NameOrId))
       return &E;
   return nullptr;
+}
+
+const PkbByteModel *pkbByteModel(int Id) {
+  if (Id < 1 || Id > static_cast<int>(ByteModels.size()))
+    return nullptr;
+  return &ByteModels[static_cast<size_t>(Id - 1)].M;
+}
+
+std::optional<int> pkbDtypeBytes(std::string_view Dtype) {
+  if (Dtype == "bfloat16" || Dtype == "float16")
+    return 2;
+  if (Dtype == "float32")
+    return 4;
+  if (Dtype == "float64")
+    return 8;
+  return std::nullopt;
+}
+
+PkbNvlinkBytes pkbNvlinkBytes(int Id, const PkbCase &C) {
+  const PkbByteModel *M = pkbByteModel(Id);
+  if (!M)
+    return {std::nullopt,
+            "no ParallelKernelBench problem " + std::to_string(Id)};
+  if (!M->Bytes)
+    return {std::nullopt, std::string(M->Reason)};
+  if (C.World < 2)
+    return {std::nullopt, "W = 1: no peer, nothing crosses NVLink"};
+  if (C.M <= 0 || C.N <= 0 || C.DtypeBytes <= 0)
+    return {std::nullopt, "no shape or dtype size for this case"};
+  double B = M->Bytes(C);
+  if (!(B > 0) || !std::isfinite(B))
+    return {std::nullopt, "no bytes for this case: PKB's input generator "
+                          "cannot build it (see the reference's asserts)"};
+  return {B, ""};
 }
 
 } // namespace pkb

@@ -5,13 +5,18 @@
 // uses for the problems it has ported and whether a C++ spec exists in
 // problems/ (a runtime test pins that flag to the registered specs). No
 // CUDA: eval, the runtime, the CLI and scripts (`pkbcheck problems --json`)
-// all read this table.
+// all read this table. It also holds, per problem, the byte model of the
+// roofline of `.py` solutions: the bytes one rank moves over NVLink in one
+// call of PKB's reference, or why there is none (docs/pkb.md#roofline).
 //
 //===----------------------------------------------------------------------===//
 #ifndef PKB_PROBLEMCATALOGUE_H
 #define PKB_PROBLEMCATALOGUE_H
 
+#include <cstdint>
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace pkb {
@@ -40,6 +45,50 @@ const CatalogueEntry *findCatalogueEntry(int Id);
 /// The problem named by an id ("73"), its PortedName or its PkbName;
 /// nullptr if none.
 const CatalogueEntry *findCatalogueEntry(std::string_view NameOrId);
+
+/// One ParallelKernelBench case as the byte models see it: the base shape
+/// (M, N) that PKB's `create_input_tensor(rank, world_size, problem_id,
+/// base_shape, dtype, ...)` receives, the element size of the case's dtype
+/// and the world size W.
+struct PkbCase {
+  int64_t M = 0, N = 0;
+  int DtypeBytes = 2; ///< bytes per element of the case's dtype (pkbDtypeBytes)
+  int World = 1;      ///< W, ranks
+};
+
+/// Per-call NVLink traffic of one PKB problem: the bus bytes of the
+/// collectives that PKB's reference (`reference/<id>_<name>.py`) issues for
+/// the inputs `create_input_tensor` makes, on the busiest rank, counted with
+/// the bus-bandwidth factors of NCCL's nccl-tests (doc/PERFORMANCE.md):
+/// all-reduce 2(W-1)/W x S, all-gather and reduce-scatter (W-1)/W x S with S
+/// the gathered (scattered) total, broadcast and reduce 1 x S, all-to-all,
+/// scatter and gather (W-1)/W x S (nccl-tests' alltoall/scatter/gather),
+/// point-to-point the bytes sent. Exactly one of Bytes and Reason is set.
+struct PkbByteModel {
+  /// Bytes per call for a case with W >= 2 (the caller handles W = 1, which
+  /// moves nothing); nullptr when there is no model.
+  double (*Bytes)(const PkbCase &) = nullptr;
+  std::string_view Formula; ///< Bytes in the case's terms (M, N, b, W)
+  std::string_view Source;  ///< the reference's collectives and factors used
+  std::string_view Reason;  ///< why there is no model; empty with Bytes
+};
+
+/// The byte model of problem Id (1..87); nullptr for an id not in the
+/// catalogue.
+const PkbByteModel *pkbByteModel(int Id);
+
+/// Bytes per element of a PKB dtype name ("bfloat16", "float16", "float32",
+/// "float64"); nullopt for any other name.
+std::optional<int> pkbDtypeBytes(std::string_view Dtype);
+
+/// NVLink bytes per rank of one call of problem Id for case C, or why there
+/// are none: Id without a model (its Reason), W = 1 (no peer: nothing crosses
+/// NVLink), a non-positive shape or element size.
+struct PkbNvlinkBytes {
+  std::optional<double> Bytes; ///< bytes per call, busiest rank
+  std::string Why;             ///< set when Bytes is empty
+};
+PkbNvlinkBytes pkbNvlinkBytes(int Id, const PkbCase &C);
 
 } // namespace pkb
 
