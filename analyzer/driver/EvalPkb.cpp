@@ -9,6 +9,7 @@
 #include "Eval.h"
 
 #ifdef PKB_HAVE_RUNTIME
+#include "pkb/rt/Compiler.h"
 #include "pkb/rt/PkbRun.h"
 #include "pkb/rt/Session.h"
 
@@ -49,8 +50,13 @@ DynamicRunner makePkbDynamicRunner(const EvalOptions &Opts,
   }
   std::string CaseFile = Opts.Results + ".pkb-cases.jsonl";
   std::string Python = Opts.Python;
-  return [Root, World, CaseFile, Python](const std::string &Candidate,
-                                         const ProblemRef &P) -> json {
+  // The link peak of the roofline fraction: this machine's cached probe
+  // (`pkbcheck run` or `bench peers --cache-dir`), if any; eval never probes.
+  std::filesystem::path Rates = rt::ratesCachePath(rt::defaultCacheDir());
+  if (!std::filesystem::exists(Rates))
+    Rates.clear();
+  return [Root, World, CaseFile, Python, Rates](const std::string &Candidate,
+                                                const ProblemRef &P) -> json {
     rt::PkbRunOptions O;
     O.Solutions = {Candidate};
     O.PkbRoot = Root;
@@ -58,6 +64,7 @@ DynamicRunner makePkbDynamicRunner(const EvalOptions &Opts,
     O.Python = Python;
     O.WorldSize = World;
     O.Results = CaseFile;
+    O.RatesFile = Rates;
     O.Force = true; // eval keeps its own resume state
     O.Quiet = true;
     std::vector<rt::CaseResult> Cases;

@@ -12,8 +12,13 @@ group. See docs/pkb.md.
 Config keys: solution, problem, pkb_root, shapes ([[M, N], ...]), dtype,
 trials, back_to_back, deadline_ms, setup_deadline_ms, timing, warmup, iters,
 pkb_warmup, pkb_iters, l2_factor, atol, rtol, master_port. With "selftest"
-set ("pass", "hang", "die", "error") the worker needs no torch: it exercises
-the protocol only (used by the CPU tests).
+set ("pass", "timed", "hang", "die", "error") the worker needs no torch: it
+exercises the protocol only (used by the CPU tests); "timed" passes with
+synthetic timing (candidate median 100 + rank us, reference twice that).
+
+As soon as torch is imported each rank logs ``pkb-versions {json}`` (hub Log
+message; kVersionsLogPrefix in PkbRun.h) so that records of ranks that never
+send a result (a deadlock, a dead worker) still carry the versions.
 """
 import importlib.util
 import json
@@ -26,6 +31,7 @@ import time
 import traceback
 
 HELLO, CONFIG, ALLGATHER, GATHERED, ARM, DISARM, RESULT, DONE, LOG = range(1, 10)
+VERSIONS_PREFIX = "pkb-versions "
 
 
 class Hub:
@@ -75,6 +81,9 @@ def selftest(hub, cfg):
     mode = cfg["selftest"]
     case = {"problem": cfg.get("problem", 0), "shape": cfg["shapes"][0],
             "dtype": cfg.get("dtype", "none")}
+    hub.log(VERSIONS_PREFIX + json.dumps(
+        {"torch": "selftest", "cuda": "none", "driver": "none",
+         "python": sys.version.split()[0], "device": "none"}))
     hub.arm("call 0", cfg.get("deadline_ms", 1000), case)
     if mode == "hang":
         time.sleep(3600)
@@ -88,8 +97,18 @@ def selftest(hub, cfg):
         for shape in cfg["shapes"]:
             hub.arm("call 0", cfg.get("deadline_ms", 1000), case)
             hub.disarm()
-            hub.send(RESULT, dict(case, shape=shape, verdict="pass",
-                                  detail="", rank=hub.rank))
+            res = dict(case, shape=shape, verdict="pass", detail="",
+                       rank=hub.rank)
+            if mode == "timed":
+                us = 100.0 + hub.rank
+                res["timing"] = {
+                    side: {"median_us": m, "p10_us": m, "p90_us": m,
+                           "min_us": m, "max_us": m, "mean_us": m,
+                           "iters": 1, "warmup": 0, "copies": 1,
+                           "pkb_method_us": m}
+                    for side, m in (("candidate", us),
+                                    ("reference", 2 * us))}
+            hub.send(RESULT, res)
     hub.send(DONE, {})
 
 
@@ -428,6 +447,7 @@ def real(hub, cfg):
         import torch.distributed as dist
         torch.cuda.set_device(rank % max(1, torch.cuda.device_count()))
         versions = versions_of()
+        hub.log(VERSIONS_PREFIX + json.dumps(versions))
         phase = "init process group"
         hub.arm(phase, sdl, case0)
         dist.init_process_group("nccl", rank=rank, world_size=world,

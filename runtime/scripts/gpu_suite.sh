@@ -44,7 +44,7 @@ cmake -S "$ROOT" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release \
 
 step build
 cmake --build "$B" -j "$JOBS" --target pkbcheck-rt pkb_runtime_cpu_tests \
-  pkb_runtime_gpu_tests >>"$OUT/build.log" 2>&1 \
+  pkb_runtime_gpu_tests pkb_catalogue_tests >>"$OUT/build.log" 2>&1 \
   || { grep -E "error|FAILED" -A5 "$OUT/build.log" | head -80; exit 1; }
 cmake --build "$B" -j "$JOBS" --target pkbcheck >>"$OUT/build.log" 2>&1 \
   && echo "pkbcheck (lead's driver) built too" || echo "pkbcheck not built (see build.log)"
@@ -52,7 +52,7 @@ grep -c "warning" "$OUT/build.log" | sed 's/^/compiler warnings: /'
 RT=$B/bin/pkbcheck-rt
 
 step ctest
-SUITES='^(Compare|Stats|Roofline|Problems|Bench|Verdicts|ResultStore|RankEnv|Wire|Launcher|FakeRun|MergeCase|Compiler|CompilerNvcc|Placement|OversubscribedRun|OversubscribeCli|LocalReference|Gpu)\.'
+SUITES='^(Compare|Stats|Roofline|Problems|Bench|Verdicts|ResultStore|RankEnv|Wire|Launcher|FakeRun|MergeCase|Compiler|CompilerNvcc|Placement|OversubscribedRun|OversubscribeCli|LocalReference|ProblemCatalogue|PkbByteModel|PkbNames|PkbWorker|Gpu)\.'
 (cd "$B" && timeout 420 ctest -R "$SUITES" --output-on-failure --timeout 240 -j1) \
   | tee "$OUT/ctest.log" | grep -E "tests passed|Test +#|Failed|Skipped|Total Test" | tail -70
 echo "gpu-labelled tests:"; (cd "$B" && ctest -L gpu -N | tail -2)

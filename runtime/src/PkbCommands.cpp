@@ -23,6 +23,8 @@ std::shared_ptr<PkbRunOptions> addPkbRunOptions(CLI::App &Run) {
                  "Iterations of PKB's timing method (100)");
   Run.add_option("--atol", P->Atol, "PKB comparison atol (1e-2)");
   Run.add_option("--rtol", P->Rtol, "PKB comparison rtol (1e-2)");
+  Run.add_option("--shard", P->Shard,
+                 "Run every N-th --solution only: I/N (as eval --shard)");
   Run.add_option("--pkb-selftest", P->Selftest,
                  "Internal: protocol self-test of the worker (no torch)")
       ->group("");

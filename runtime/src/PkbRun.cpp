@@ -1,6 +1,7 @@
 //===- PkbRun.cpp - Run ParallelKernelBench .py solutions -----------------===//
 #include "pkb/rt/PkbRun.h"
 
+#include "pkb/ProblemCatalogue.h"
 #include "pkb/rt/Compiler.h"
 #include "pkb/rt/Launcher.h"
 #include "pkb/rt/ResultStore.h"
@@ -10,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -140,11 +142,40 @@ fs::path locatePkbWorker() {
 
 namespace {
 
+/// Completes the roofline of a timed PKB record (mergeCaseResult wrote
+/// "roofline" {terms, rates, candidate} when it had bytes and rates): the
+/// byte model, the achieved bus bandwidth and the link peak in GB/s (1e9
+/// bytes/s), whose ratio is the achieved fraction; otherwise
+/// "roofline_absent" says why there is none.
+void addPkbRoofline(json &Rec, int Id, const PkbNvlinkBytes &Bytes,
+                    const std::optional<MachineRates> &Rates) {
+  if (!Bytes.Bytes) {
+    Rec["roofline_absent"] = Bytes.Why;
+    return;
+  }
+  const PkbByteModel *M = pkbByteModel(Id);
+  json &RL = Rec["roofline"];
+  RL["byte_model"] = {{"nvlink_bytes_per_rank", *Bytes.Bytes},
+                      {"formula", std::string(M->Formula)},
+                      {"source", std::string(M->Source)}};
+  if (!Rates || Rates->NvlinkBytesPerSec <= 0) {
+    Rec["roofline_absent"] =
+        "no NVLink peak for this machine: pass --rates FILE (pkbcheck bench "
+        "peers --json FILE) or run where a probe is cached";
+    return;
+  }
+  double Us = Rec["timing"]["candidate"].value("median_us", 0.0);
+  if (Us > 0)
+    RL["busbw_gbps"] = *Bytes.Bytes / (Us * 1e-6) / 1e9;
+  RL["link_peak_gbps"] = Rates->NvlinkBytesPerSec / 1e9;
+}
+
 /// Runs one solution at every shape; returns the merged cases.
 std::vector<CaseResult> runSolution(const PkbRunOptions &O, const fs::path &Sol,
                                     int Id, const fs::path &Root,
-                                    const fs::path &Worker, ResultStore &Store,
-                                    int &AlreadyDone) {
+                                    const fs::path &Worker,
+                                    const std::optional<MachineRates> &Rates,
+                                    ResultStore &Store, int &AlreadyDone) {
   std::string Src = readFile(Sol);
   std::string Hash =
       contentHash(Src + "\n--pkb-worker--\n" + readFile(Worker) + O.Dtype);
@@ -208,7 +239,14 @@ std::vector<CaseResult> runSolution(const PkbRunOptions &O, const fs::path &Sol,
   G.OnResult = [&](int R, const json &J) {
     ByShape[shapeText(J.value("shape", json()))][R] = J;
   };
+  json LoggedVersions; // from a "pkb-versions {...}" log line of any rank
   G.OnLog = [&](int R, const std::string &L) {
+    if (L.rfind(kVersionsLogPrefix, 0) == 0) {
+      json V = json::parse(L.substr(kVersionsLogPrefix.size()), nullptr, false);
+      if (V.is_object())
+        LoggedVersions = V;
+      return;
+    }
     Logs.push_back(fmt::format("[rank {}] {}", R, L));
   };
   GroupOutcome Out = runWorkerGroup(G);
@@ -275,6 +313,17 @@ std::vector<CaseResult> runSolution(const PkbRunOptions &O, const fs::path &Sol,
     Info.Size = C.Shape[0].get<int64_t>() * C.Shape[1].get<int64_t>();
     Info.WorldSize = O.WorldSize;
     Info.Mode = Mode + "|" + S + "|" + O.Dtype; // the result key's mode
+    // Roofline: NVLink bytes of PKB's reference from the catalogue's byte
+    // model; mergeCaseResult turns them into the floor and the achieved
+    // fraction exactly as for .cu candidates (Roofline.h).
+    PkbNvlinkBytes Bytes = pkbNvlinkBytes(
+        Id, {C.Shape[0].get<int64_t>(), C.Shape[1].get<int64_t>(),
+             pkbDtypeBytes(O.Dtype).value_or(0), O.WorldSize});
+    if (Bytes.Bytes) {
+      Info.Terms = RooflineTerms{*Bytes.Bytes, 0, 0};
+      if (Rates && Rates->NvlinkBytesPerSec > 0)
+        Info.Rates = Rates;
+    }
     CaseResult CR = mergeCaseResult(Info, Ranks, Forced, Detail);
     CR.Mode = Mode;
     json &Rec = CR.Record;
@@ -285,7 +334,7 @@ std::vector<CaseResult> runSolution(const PkbRunOptions &O, const fs::path &Sol,
     Rec["shape"] = C.Shape;
     Rec["dtype"] = O.Dtype;
     Rec["tolerance"] = {{"atol", O.Atol}, {"rtol", O.Rtol}};
-    json Versions;
+    json Versions = LoggedVersions; // also when no rank sent a result
     for (const auto &[R, J] : Ranks)
       if (J.contains("versions") && !J["versions"].empty())
         Versions = J["versions"];
@@ -307,9 +356,7 @@ std::vector<CaseResult> runSolution(const PkbRunOptions &O, const fs::path &Sol,
       Rec["timing"]["pkb_method_speedup"] = CP > 0 ? RP / CP : 0.0;
       if (!Rec["timing"].contains("speedup"))
         Rec["timing"]["speedup"] = 0.0;
-      Rec["roofline_absent"] =
-          "no roofline for .py candidates yet: problems/ byte models are not "
-          "mapped to PKB ids here (issue 12, follow-up)";
+      addPkbRoofline(Rec, Id, Bytes, Rates);
     }
     Store.append(Rec);
     Records.push_back(std::move(CR));
@@ -318,6 +365,19 @@ std::vector<CaseResult> runSolution(const PkbRunOptions &O, const fs::path &Sol,
 }
 
 } // namespace
+
+std::optional<std::pair<unsigned, unsigned>>
+parsePkbShard(const std::string &Spec) {
+  unsigned I = 0, N = 0;
+  const char *B = Spec.data(), *E = B + Spec.size();
+  auto [P1, E1] = std::from_chars(B, E, I);
+  if (E1 != std::errc() || P1 == E || *P1 != '/')
+    return std::nullopt;
+  auto [P2, E2] = std::from_chars(P1 + 1, E, N);
+  if (E2 != std::errc() || P2 != E || I < 1 || I > N)
+    return std::nullopt;
+  return std::make_pair(I - 1, N);
+}
 
 int runPkbSolutions(const PkbRunOptions &O) {
   std::string Root = O.PkbRoot;
@@ -340,13 +400,32 @@ int runPkbSolutions(const PkbRunOptions &O) {
                        "PKB_WORKER_PY)\n");
     return 2;
   }
+  std::optional<MachineRates> Rates;
+  if (!O.RatesFile.empty())
+    Rates = loadMachineRates(O.RatesFile);
   ResultStore Store(O.Results);
   int Already = 0;
   bool AllPass = true;
   if (!O.Quiet)
-    fmt::print("{:<40} {:>10} {:<18} {:>11} {:>11} {:>8}  {}\n", "solution",
-               "shape", "verdict", "cand us", "ref us", "speedup", "detail");
-  for (const auto &S : O.Solutions) {
+    fmt::print("{:<40} {:>10} {:<18} {:>11} {:>11} {:>8} {:>6}  {}\n",
+               "solution", "shape", "verdict", "cand us", "ref us", "speedup",
+               "frac", "detail");
+  std::pair<unsigned, unsigned> Shard = {0, 1};
+  if (!O.Shard.empty()) {
+    auto P = parsePkbShard(O.Shard);
+    if (!P) {
+      fmt::print(stderr,
+                 "pkbcheck run: invalid --shard '{}' (expected I/N with 1 "
+                 "<= I <= N)\n",
+                 O.Shard);
+      return 2;
+    }
+    Shard = *P;
+  }
+  for (size_t Pos = 0; Pos < O.Solutions.size(); ++Pos) {
+    if (Pos % Shard.second != Shard.first)
+      continue;
+    const std::string &S = O.Solutions[Pos];
     std::optional<int> Id;
     if (!O.Problem.empty())
       Id = std::stoi(O.Problem);
@@ -361,14 +440,16 @@ int runPkbSolutions(const PkbRunOptions &O) {
       continue;
     }
     for (CaseResult &CR :
-         runSolution(O, S, *Id, Root, Worker, Store, Already)) {
+         runSolution(O, S, *Id, Root, Worker, Rates, Store, Already)) {
       AllPass &= CR.V == Verdict::Pass;
       const json R = CR.Record;
+      std::string C = "-", Rf = "-", Sp = "-", Fr = "-";
+      if (CR.RooflineFraction)
+        Fr = fmt::format("{:.3f}", *CR.RooflineFraction);
       if (O.Collect)
         O.Collect->push_back(std::move(CR));
       if (O.Quiet)
         continue;
-      std::string C = "-", Rf = "-", Sp = "-";
       if (R.contains("timing")) {
         C = fmt::format("{:.1f}",
                         R["timing"]["candidate"].value("median_us", 0.0));
@@ -379,9 +460,9 @@ int runPkbSolutions(const PkbRunOptions &O) {
       std::string D = R.value("detail", "");
       if (D.size() > 100)
         D = D.substr(0, 100) + "...";
-      fmt::print("{:<40} {:>10} {:<18} {:>11} {:>11} {:>8}  {}\n",
+      fmt::print("{:<40} {:>10} {:<18} {:>11} {:>11} {:>8} {:>6}  {}\n",
                  fs::path(S).filename().string(), shapeText(R["shape"]),
-                 R["verdict"].get<std::string>(), C, Rf, Sp, D);
+                 R["verdict"].get<std::string>(), C, Rf, Sp, Fr, D);
       std::fflush(stdout);
     }
   }

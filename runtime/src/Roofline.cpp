@@ -1,6 +1,8 @@
 //===- Roofline.cpp - Roofline floor of a collective ----------------------===//
 #include "pkb/rt/Roofline.h"
 
+#include <fstream>
+
 namespace pkb::rt {
 
 RooflineResult roofline(const RooflineTerms &T, const MachineRates &M,
@@ -58,6 +60,19 @@ MachineRates machineRatesFromJson(const nlohmann::json &J) {
   R.NvlinkBytesPerSec = J.value("nvlink_bytes_per_s", 0.0);
   R.HbmBytesPerSec = J.value("hbm_bytes_per_s", 0.0);
   R.FlopsPerSec = J.value("flops_per_s", 0.0);
+  return R;
+}
+
+std::optional<MachineRates> loadMachineRates(const std::filesystem::path &P) {
+  std::ifstream In(P);
+  if (!In)
+    return std::nullopt;
+  auto J = nlohmann::json::parse(In, nullptr, false);
+  if (J.is_discarded() || !J.contains("rates"))
+    return std::nullopt;
+  MachineRates R = machineRatesFromJson(J["rates"]);
+  if (R.NvlinkBytesPerSec <= 0 && R.HbmBytesPerSec <= 0)
+    return std::nullopt;
   return R;
 }
 

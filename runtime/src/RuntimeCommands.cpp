@@ -51,11 +51,6 @@ int64_t parseSize(const std::string &S) {
   return V;
 }
 
-fs::path ratesCachePath(const fs::path &CacheDir) {
-  return CacheDir /
-         fmt::format("machine-{}.json", contentHash(machineId()).substr(0, 16));
-}
-
 /// Runs `this-binary bench peers --json P` in a child and returns its rates.
 std::optional<MachineRates> probeInChild(const fs::path &P) {
   std::string Cmd = fmt::format("'{}' bench peers --json '{}' >/dev/null 2>&1",
@@ -75,6 +70,22 @@ struct RunArgs {
 
 int runExternal(RunArgs &A, const RankEnv &Env);
 
+/// The machine rates of a timed run: --rates, else the cached probe of this
+/// machine, probed now (in a child) unless --no-probe; empty if none.
+fs::path ratesFile(const RunArgs &A, fs::path CacheDir) {
+  if (!A.Rates.empty())
+    return A.Rates;
+  if (CacheDir.empty())
+    CacheDir = defaultCacheDir();
+  fs::path C = ratesCachePath(CacheDir);
+  if (!fs::exists(C) && !A.NoProbe) {
+    fmt::print("probing peer and HBM bandwidth (cached in {})\n", C.string());
+    std::fflush(stdout);
+    probeInChild(C);
+  }
+  return fs::exists(C) ? C : fs::path();
+}
+
 int doRun(RunArgs &A) {
   RunOptions &O = A.O;
   for (const auto &S : A.SizeStrings)
@@ -85,18 +96,10 @@ int doRun(RunArgs &A) {
     O.AbiInclude = PKB_RUNTIME_INCLUDE_DIR;
   if (auto Env = detectRankEnv())
     return runExternal(A, *Env);
-  if (!A.Rates.empty()) {
+  if (O.Timing && O.Sanitize.empty() && !O.Oversubscribe)
+    O.RatesFile = ratesFile(A, O.CacheDir);
+  else if (!A.Rates.empty())
     O.RatesFile = A.Rates;
-  } else if (O.Timing && O.Sanitize.empty() && !O.Oversubscribe) {
-    fs::path C = ratesCachePath(O.CacheDir);
-    if (!fs::exists(C) && !A.NoProbe) {
-      fmt::print("probing peer and HBM bandwidth (cached in {})\n", C.string());
-      std::fflush(stdout);
-      probeInChild(C);
-    }
-    if (fs::exists(C))
-      O.RatesFile = C;
-  }
   RunSummary S = runCandidates(O);
   fmt::print("{} case(s) run in {} worker group(s), {} already in {}\n",
              S.Records.size(), S.Groups, S.SkippedDone, O.Results.string());
@@ -211,7 +214,8 @@ int compileAll(const std::vector<std::string> &Kernels,
 
 /// `problems --json`: the whole catalogue (pkb/ProblemCatalogue.h), one
 /// object per line, with the spec's size unit and default sizes when the
-/// problem has a C++ spec.
+/// problem has a C++ spec, and the byte model of `.py` solutions (formula and
+/// source) or why there is none.
 void printProblemsJson() {
   std::string Out = "[\n";
   bool First = true;
@@ -225,6 +229,12 @@ void printProblemsJson() {
       J["default_sizes"] = P->defaultSizes();
       J["summary"] = std::string(P->summary());
     }
+    // The NVLink byte model of `.py` solutions (docs/pkb.md#roofline).
+    if (const PkbByteModel *M = pkbByteModel(E.Id); M && M->Bytes)
+      J["byte_model"] = {{"formula", std::string(M->Formula)},
+                         {"source", std::string(M->Source)}};
+    else if (M)
+      J["byte_model_absent"] = std::string(M->Reason);
     Out += (First ? "" : ",\n") + J.dump();
     First = false;
   }
@@ -299,6 +309,12 @@ void addRuntimeCommands(CLI::App &App, int &ExitCode) {
     try {
       if (!Pkb->Solutions.empty()) { // ParallelKernelBench .py solutions
         takeSharedRunOptions(*Pkb, RA->O);
+        // The link peak of the roofline fraction; at W = 1 nothing crosses
+        // NVLink, so only --rates (no probe) is taken there.
+        if (Pkb->Timing && Pkb->Selftest.empty() && Pkb->WorldSize >= 2)
+          Pkb->RatesFile = ratesFile(*RA, Pkb->CacheDir);
+        else
+          Pkb->RatesFile = RA->Rates;
         ExitCode = runPkbSolutions(*Pkb);
         return;
       }

@@ -113,17 +113,9 @@ std::string machineId() {
   return S;
 }
 
-std::optional<MachineRates> loadMachineRates(const fs::path &P) {
-  std::ifstream In(P);
-  if (!In)
-    return std::nullopt;
-  auto J = nlohmann::json::parse(In, nullptr, false);
-  if (J.is_discarded() || !J.contains("rates"))
-    return std::nullopt;
-  MachineRates R = machineRatesFromJson(J["rates"]);
-  if (R.NvlinkBytesPerSec <= 0 && R.HbmBytesPerSec <= 0)
-    return std::nullopt;
-  return R;
+std::filesystem::path ratesCachePath(const std::filesystem::path &CacheDir) {
+  return CacheDir /
+         fmt::format("machine-{}.json", contentHash(machineId()).substr(0, 16));
 }
 
 namespace {

@@ -111,3 +111,113 @@ TEST_F(PkbWorker, HangIsDeadlockAfterTheDeadline) {
   EXPECT_EQ(R[0]["launcher"]["phase"]["phase"], "call 0");
   EXPECT_LT(S, 30.0);
 }
+
+TEST_F(PkbWorker, HangRecordStillHasVersions) {
+  // The ranks log their versions before the first phase, so a record of a
+  // case in which no rank sent a result carries them too.
+  O.Selftest = "hang";
+  EXPECT_EQ(runPkbSolutions(O), 1);
+  auto R = records();
+  ASSERT_EQ(R.size(), 1u);
+  EXPECT_EQ(R[0]["versions"]["torch"], "selftest") << R[0].dump(2);
+}
+
+namespace {
+/// A `bench peers --json` file with only an NVLink rate (bytes/s).
+fs::path ratesFile(const fs::path &Results, double NvlinkBytesPerSec) {
+  fs::path P = Results;
+  P += ".rates.json";
+  std::ofstream(P)
+      << json{{"rates", {{"nvlink_bytes_per_s", NvlinkBytesPerSec}}}}.dump();
+  return P;
+}
+} // namespace
+
+TEST_F(PkbWorker, TimedRecordHasRooflineFractionOfBusBandwidth) {
+  // Problem 1 (all-reduce), 1024 x 1024 bf16, W = 2: the byte model gives
+  // 2 * 1/2 * 2 MiB = 2097152 bytes; the slowest rank (1) takes 101 us (the
+  // self-test's synthetic timing), so the bus bandwidth is 2097152 / 101e-6
+  // = 20.764 GB/s, and on a 100 GB/s link the fraction is 0.20764.
+  O.Selftest = "timed";
+  O.WorldSize = 2;
+  O.Shapes = {"1024x1024"};
+  O.RatesFile = ratesFile(Results, 100e9);
+  EXPECT_EQ(runPkbSolutions(O), 0);
+  auto R = records();
+  ASSERT_EQ(R.size(), 1u);
+  const json &RL = R[0]["roofline"];
+  ASSERT_TRUE(RL.is_object()) << R[0].dump(2);
+  EXPECT_FALSE(R[0].contains("roofline_absent"));
+  EXPECT_DOUBLE_EQ(RL["byte_model"]["nvlink_bytes_per_rank"].get<double>(),
+                   2097152.0);
+  EXPECT_EQ(RL["byte_model"]["formula"], "2(W-1)/W * M*N*b");
+  EXPECT_NEAR(RL["busbw_gbps"].get<double>(), 20.7639, 1e-3);
+  EXPECT_DOUBLE_EQ(RL["link_peak_gbps"].get<double>(), 100.0);
+  EXPECT_NEAR(RL["candidate"]["achieved_fraction"].get<double>(), 0.207639,
+              1e-5);
+  EXPECT_EQ(RL["candidate"]["binding"], "nvlink");
+  // The reference (202 us) gets its fraction too, like .cu candidates.
+  EXPECT_NEAR(RL["reference_achieved_fraction"].get<double>(), 0.103820, 1e-5);
+  EXPECT_DOUBLE_EQ(R[0]["timing"]["speedup"].get<double>(), 2.0);
+  fs::remove(O.RatesFile);
+}
+
+TEST_F(PkbWorker, RooflineAbsentSaysWhy) {
+  O.Selftest = "timed";
+  O.WorldSize = 2;
+  O.Shapes = {"1024x1024"};
+  // No rates: the bytes are known, the link peak is not.
+  EXPECT_EQ(runPkbSolutions(O), 0);
+  auto R = records();
+  ASSERT_EQ(R.size(), 1u);
+  EXPECT_NE(R[0].value("roofline_absent", "").find("--rates"),
+            std::string::npos)
+      << R[0].dump(2);
+  EXPECT_TRUE(R[0]["roofline"].contains("byte_model"));
+  // A problem without a byte model: its catalogue reason.
+  O.Problem = "10";
+  O.RatesFile = ratesFile(Results, 100e9);
+  EXPECT_EQ(runPkbSolutions(O), 0);
+  R = records();
+  ASSERT_EQ(R.size(), 2u);
+  EXPECT_NE(R[1].value("roofline_absent", "").find("data-dependent"),
+            std::string::npos)
+      << R[1].dump(2);
+  EXPECT_FALSE(R[1].contains("roofline"));
+  // W = 1: nothing crosses NVLink.
+  O.Problem = "1";
+  O.WorldSize = 1;
+  EXPECT_EQ(runPkbSolutions(O), 0);
+  R = records();
+  ASSERT_EQ(R.size(), 3u);
+  EXPECT_NE(R[2].value("roofline_absent", "").find("W = 1"), std::string::npos)
+      << R[2].dump(2);
+  fs::remove(O.RatesFile);
+}
+
+TEST(PkbNames, ShardSpec) {
+  EXPECT_EQ(parsePkbShard("2/3"), std::make_pair(1u, 3u));
+  EXPECT_EQ(parsePkbShard("1/1"), std::make_pair(0u, 1u));
+  for (const char *Bad : {"0/3", "4/3", "1/0", "1", "1/", "/2", "a/b", "1/2x"})
+    EXPECT_EQ(parsePkbShard(Bad), std::nullopt) << Bad;
+}
+
+TEST_F(PkbWorker, ShardRunsEveryNthSolution) {
+  O.Selftest = "pass";
+  std::string Dir = std::string(PKB_SOURCE_DIR) + "/kernels/pkb/solutions/";
+  O.Solutions = {Dir + "1_allreduce_cuda.py", Dir + "2_allgather_cuda.py",
+                 Dir + "3_broadcast_cuda.py"};
+  O.Shard = "2/2"; // positions 1 only
+  EXPECT_EQ(runPkbSolutions(O), 0);
+  auto R = records();
+  ASSERT_EQ(R.size(), 1u);
+  EXPECT_EQ(R[0]["pkb_problem"], 2);
+  O.Shard = "1/2"; // positions 0 and 2
+  EXPECT_EQ(runPkbSolutions(O), 0);
+  R = records();
+  ASSERT_EQ(R.size(), 3u);
+  EXPECT_EQ(R[1]["pkb_problem"], 1);
+  EXPECT_EQ(R[2]["pkb_problem"], 3);
+  O.Shard = "3/2";
+  EXPECT_EQ(runPkbSolutions(O), 2);
+}

@@ -29,5 +29,11 @@ done
 # The kept-output check names the call that overwrote the output.
 python3 -c 'import json,sys; r=json.loads(open(sys.argv[1]).readline()); sys.exit(0 if r.get("first_failing_call")==1 else 1)' \
   "$W/1_allreduce_alias_output_cuda.jsonl" || { echo "FAIL alias: first_failing_call"; FAIL=1; }
+# Every record has the versions, the deadlock's too (the ranks log them
+# before the first phase; no rank of a hang sends a result).
+for J in "$W"/*.jsonl; do
+  python3 -c 'import json,sys; v=json.loads(open(sys.argv[1]).readline()).get("versions") or {}; sys.exit(0 if v.get("torch") and v.get("cuda") and v.get("driver") else 1)' \
+    "$J" || { echo "FAIL $(basename "$J"): no torch/CUDA/driver versions"; FAIL=1; }
+done
 rm -rf "$W"
 exit $FAIL

@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <optional>
 #include <string>
 
 namespace pkb::rt {
@@ -49,6 +51,9 @@ nlohmann::json toJson(const MachineRates &R);
 nlohmann::json toJson(const RooflineResult &R);
 /// Reads the keys written by toJson(MachineRates); missing keys stay 0.
 MachineRates machineRatesFromJson(const nlohmann::json &J);
+/// Rates from a `bench peers --json` file (its "rates" object); nullopt if
+/// absent, malformed, or with neither an NVLink nor an HBM rate.
+std::optional<MachineRates> loadMachineRates(const std::filesystem::path &P);
 
 } // namespace pkb::rt
 

@@ -235,8 +235,9 @@ int visibleGpuCount();
 /// Machine id for the rates cache: hostname + GPU PCI ids + visible list.
 std::string machineId();
 
-/// Rates from a `bench peers --json` file; nullopt if absent or malformed.
-std::optional<MachineRates> loadMachineRates(const std::filesystem::path &P);
+/// Where `run` caches the machine rates (`bench peers --json`) of this
+/// machine under CacheDir: machine-<hash of machineId()>.json.
+std::filesystem::path ratesCachePath(const std::filesystem::path &CacheDir);
 
 } // namespace pkb::rt
 
