@@ -5,6 +5,8 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <numeric>
+#include <utility>
 
 namespace pkb {
 namespace {
@@ -179,6 +181,15 @@ double kShardFromEachPeer(const PkbCase &C) {
 /// W-1 flat shards of flatShard(C) elements (problems 43, 52, 53).
 double flatShardFromEachPeer(const PkbCase &C) {
   return (C.World - 1.0) * num(flatShard(C)) * C.DtypeBytes;
+}
+
+/// PKB's _factor_tp_fsdp (problem 48): (T, F) with T * F = W, the smallest
+/// T >= 2 that leaves F >= 2, else (1, W).
+std::pair<int64_t, int64_t> tpFsdp(int W) {
+  for (int Tp = 2; Tp < W; ++Tp)
+    if (W % Tp == 0 && W / Tp >= 2)
+      return {Tp, W / Tp};
+  return {1, W};
 }
 
 constexpr std::string_view kLatency =
@@ -374,10 +385,16 @@ constexpr std::array<ModelRow, 87> ByteModels = {{
       "(W-1)/W * B*T*1536*b, B = max(1, M//64), T = max(1, N//64)",
       "all_to_all of qkv (B, T, 3, 512): all-to-all factor (W-1)/W", ""}},
     {39,
-     {nullptr, "", "",
-      "not derived yet: the reference (Ulysses attention end to end) chains "
-      "QKV projection, all_to_all, attention, all_to_all_single and the "
-      "output projection; its per-call volume was not derived in this pass"}},
+     {[](const PkbCase &C) {
+        int64_t SLocal = std::max<int64_t>(1, attnT(C) / C.World);
+        return shareOut(4.0 * num(attnB(C) * SLocal * 512) * C.DtypeBytes,
+                        C.World);
+      },
+      "(W-1)/W * 4 * B*max(1, T//W)*512*b, B = max(1, M//64), "
+      "T = max(1, N//64)",
+      "three all_to_all: q (B, T//W, 8 heads, 64), k and v stacked (twice "
+      "that), the attention output (as q): all-to-all factor (W-1)/W",
+      ""}},
     {40,
      {[](const PkbCase &C) {
         double P = num(ddpNumel(C)) * C.DtypeBytes;
@@ -455,10 +472,24 @@ constexpr std::array<ModelRow, 87> ByteModels = {{
       "reduce_scatter_tensor of the gradient: factors (W-1)/W",
       ""}},
     {48,
-     {nullptr, "", "",
-      "not derived yet: the reference builds a 2-D FSDP x TP mesh "
-      "(new_group) with all_gather and all_reduce on sub-groups; its "
-      "per-call volume was not derived in this pass"}},
+     {[](const PkbCase &C) {
+        auto [Tp, Fsdp] = tpFsdp(C.World);
+        int64_t D = roundUp(std::max<int64_t>(32, std::min<int64_t>(C.N, 256)),
+                            std::lcm(Tp, Fsdp));
+        int64_t Dff = roundUp(std::max<int64_t>(64, C.M), Tp);
+        int64_t BFsdp =
+            roundUp(std::max<int64_t>(2 * C.M, 2 * int64_t(C.World)), Fsdp) /
+            Fsdp;
+        return 3.0 * (Fsdp - 1) * num((D / Fsdp) * (Dff / Tp)) * C.DtypeBytes +
+               allReduce(num(BFsdp * D) * C.DtypeBytes, static_cast<int>(Tp));
+      },
+      "3 * (F-1) * (D/F)*(Dff/T)*b + 2(T-1)/T * Bf*D*b, (T, F) = PKB's "
+      "_factor_tp_fsdp(W), D = clamp(N, 32, 256) rounded up to lcm(T, F), "
+      "Dff = max(64, M) rounded up to T, Bf = max(2M, 2W) rounded up to F, "
+      "/ F",
+      "three all_gather of the weight shards on the FSDP group (F ranks) + "
+      "all_reduce of y (Bf, D) on the TP group (T ranks)",
+      ""}},
     {49, {nullptr, "", "", kRouting}},
     {50, {nullptr, "", "", kRouting}},
     {51, {nullptr, "", "", kRouting}},
@@ -479,34 +510,80 @@ constexpr std::array<ModelRow, 87> ByteModels = {{
       "the next rank (point-to-point: the bytes sent)",
       ""}},
     {55,
-     {nullptr, "", "",
-      "not derived yet: the reference calls all_reduce, batch_isend_irecv; its "
-      "per-call volume "
-      "was not derived in this pass"}},
+     {[](const PkbCase &C) {
+        int Tp = std::min(2, C.World), Cp = C.World / Tp;
+        int64_t SLocal = std::max<int64_t>(1, attnT(C) / Cp);
+        double Kv = num(attnB(C) * SLocal * (8 / Tp) * 64) * C.DtypeBytes;
+        return 2 * (Cp - 1.0) * Kv +
+               allReduce(num(attnB(C) * SLocal * 512) * C.DtypeBytes, Tp);
+      },
+      "2 * (cp-1) * B*S*(8/tp)*64*b + 2(tp-1)/tp * B*S*512*b, tp = min(2, "
+      "W), cp = W/tp, S = max(1, T//cp), B = max(1, M//64), T = max(1, N//64)",
+      "ring on the CP group: cp-1 steps of isend/irecv of k and v (B, S, 8/tp "
+      "heads, 64) + all_reduce of the output (B, S, 512) on the TP group",
+      ""}},
     {56,
-     {nullptr, "", "",
-      "not derived yet: the reference calls batch_isend_irecv x3; its per-call "
-      "volume "
-      "was not derived in this pass"}},
+     {[](const PkbCase &C) {
+        int Pp = std::min(2, C.World), Cp = C.World / Pp;
+        double E = num(attnB(C) * std::max<int64_t>(1, attnT(C) / Cp) * 512) *
+                   C.DtypeBytes;
+        return 2 * (Cp - 1.0) * E + (Pp > 1 ? E : 0.0);
+      },
+      "2 * (cp-1) * B*S*512*b + B*S*512*b (first stage), pp = min(2, W), "
+      "cp = W/pp, S = max(1, T//cp), B = max(1, M//64), T = max(1, N//64)",
+      "ring on the CP group: cp-1 steps of isend/irecv of k and v (B, S, 8 "
+      "heads, 64) + the first pipeline stage's isend of its output (B, S, "
+      "512) to the next stage (point-to-point: the bytes sent)",
+      ""}},
     {57,
-     {nullptr, "", "",
-      "not derived yet: the reference calls all_reduce, batch_isend_irecv; its "
-      "per-call volume "
-      "was not derived in this pass"}},
+     {[](const PkbCase &C) {
+        int Dp = std::min(2, C.World), Cp = C.World / Dp;
+        double E = num(attnB(C) * std::max<int64_t>(1, attnT(C) / Cp) * 512);
+        double Ring =
+            Cp > 1 ? 2 * (Cp - 1.0) * E * C.DtypeBytes + 2.0 * Cp * E * 4 : 0;
+        return Ring + 3 * allReduce(E * C.DtypeBytes, Dp);
+      },
+      "2 * (cp-1) * E*b + 2 * cp * E*4 (if cp > 1) + 3 * 2(dp-1)/dp * E*b, "
+      "E = B*S*512, dp = min(2, W), cp = W/dp, S = max(1, T//cp)",
+      "backward ring on the CP group: cp-1 steps of k and v (in the dtype) "
+      "and cp steps of the fp32 dk and dv + all_reduce of dq, dk, dv on the "
+      "DP group",
+      ""}},
     {58,
-     {nullptr, "", "",
-      "not derived yet: the reference calls batch_isend_irecv x2; its per-call "
-      "volume "
-      "was not derived in this pass"}},
+     {[](const PkbCase &C) {
+        return (C.World - 1.0) *
+               num(std::max<int64_t>(1, C.M / C.World) *
+                   std::max<int64_t>(16, C.N)) *
+               C.DtypeBytes;
+      },
+      "(W-1) * max(1, M//W)*max(16, N)*b",
+      "text features (M//W, N) passed around the ring: (W-1)//2 "
+      "bidirectional exchanges (two sends) plus one more send when W is "
+      "even, W-1 sends of the features in all",
+      ""}},
     {59,
-     {nullptr, "", "",
-      "not derived yet: the reference calls all_to_all; its per-call volume "
-      "was not derived in this pass"}},
+     {[](const PkbCase &C) {
+        int64_t H = roundUp(std::max<int64_t>(16, C.M), C.World);
+        int64_t Wd = roundUp(std::max<int64_t>(16, C.N), C.World);
+        return shareOut(num(attnB(C) * H * (Wd / C.World)) * 8, C.World);
+      },
+      "(W-1)/W * B*H*(Wd/W)*8, B = max(1, M//64), H = max(16, M) and Wd = "
+      "max(16, N) rounded up to W",
+      "all_to_all of the complex64 FFT along H of x (B, H, Wd/W) (fp32 input "
+      "whatever the dtype): all-to-all factor (W-1)/W",
+      ""}},
     {60,
-     {nullptr, "", "",
-      "not derived yet: the reference calls all_gather, all_to_all; its "
-      "per-call volume "
-      "was not derived in this pass"}},
+     {[](const PkbCase &C) {
+        if (720 % C.World != 0)
+          return 0.0; // PKB asserts H % W == 0
+        double E = 2.0 * 10 * (720 / C.World) * 1440 * 8;
+        return (C.World - 1.0) * E + shareOut(E, C.World);
+      },
+      "(W-1) * E + (W-1)/W * E, E = 2*10*(720/W)*1440*8 (fixed shape)",
+      "all_gather of the conjugate-padded complex64 spectrum (2, 10, 720/W, "
+      "1440) + all_to_all of its inverse FFT (same size): all-gather and "
+      "all-to-all factors (W-1)/W",
+      ""}},
     {61,
      {nullptr, "", "",
       "not derived yet: the reference calls all_gather, "
@@ -558,10 +635,13 @@ constexpr std::array<ModelRow, 87> ByteModels = {{
       "volume "
       "was not derived in this pass"}},
     {71,
-     {nullptr, "", "",
-      "not derived yet: the reference calls batch_isend_irecv; its per-call "
-      "volume "
-      "was not derived in this pass"}},
+     {[](const PkbCase &C) {
+        return (C.World >= 3 ? 2.0 : 1.0) * 1024 * 6 * C.DtypeBytes;
+      },
+      "2 * 1024*6*b (1 * ... at W = 2), fixed 1024 channels, kernel 7",
+      "halo exchange: isend of the 6 boundary columns (1, 1024, 6) to each "
+      "neighbour (an interior rank has two; point-to-point: the bytes sent)",
+      ""}},
     {72,
      {nullptr, "", "",
       "not derived yet: the reference calls all_to_all_single x2; its per-call "
@@ -586,9 +666,13 @@ constexpr std::array<ModelRow, 87> ByteModels = {{
       "volume "
       "was not derived in this pass"}},
     {76,
-     {nullptr, "", "",
-      "not derived yet: the reference calls all_reduce; its per-call volume "
-      "was not derived in this pass"}},
+     {[](const PkbCase &C) {
+        return allReduce(512.0 * 17 * 64 * 64 * C.DtypeBytes, C.World);
+      },
+      "2(W-1)/W * 512*17*64*64*b (fixed shape)",
+      "all_reduce of the conv3d output (1, 512, 17, 64, 64): all-reduce "
+      "factor",
+      ""}},
     {77,
      {nullptr, "", "",
       "not derived yet: the reference calls all_to_all_single x2; its per-call "
@@ -605,13 +689,17 @@ constexpr std::array<ModelRow, 87> ByteModels = {{
       "per-call volume "
       "was not derived in this pass"}},
     {80,
-     {nullptr, "", "",
-      "not derived yet: the reference calls all_reduce x3; its per-call volume "
-      "was not derived in this pass"}},
+     {[](const PkbCase &C) {
+        return allReduce((3.0 * 16384 + 2) * 4, C.World);
+      },
+      "2(W-1)/W * (3*16384 + 2)*4 (fixed shape, fp32)",
+      "all_reduce of two fp32 scalars and, in each of 3 Sinkhorn iterations, "
+      "of the 16384 prototype row sums: all-reduce factor",
+      ""}},
     {81,
      {nullptr, "", "",
-      "not derived yet: the reference calls all_gather; its per-call volume "
-      "was not derived in this pass"}},
+      "trial-dependent: each rank's object count is 1 + (rank + trial) % 3, "
+      "so the all-gathered masks change size between trials and calls"}},
     {82,
      {nullptr, "", "",
       "not derived yet: the reference calls all_gather, all_to_all_single; its "
@@ -633,13 +721,25 @@ constexpr std::array<ModelRow, 87> ByteModels = {{
       "x2; its per-call volume "
       "was not derived in this pass"}},
     {86,
-     {nullptr, "", "",
-      "not derived yet: the reference calls all_reduce x2; its per-call volume "
-      "was not derived in this pass"}},
+     {[](const PkbCase &C) {
+        return allReduce((5.0 * 512 * 512 + 1) * 4, C.World);
+      },
+      "2(W-1)/W * (5*512*512 + 1)*4 (fixed shape, fp32)",
+      "all_reduce of the fp32 squared norm and, in each of 5 Newton-Schulz "
+      "steps, of the fp32 Gram matrix (512, 512): all-reduce factor",
+      ""}},
     {87,
-     {nullptr, "", "",
-      "not derived yet: the reference calls all_gather; its per-call volume "
-      "was not derived in this pass"}},
+     {[](const PkbCase &C) {
+        int64_t Ch = std::array<int64_t, 3>{
+            320, 640,
+            1280}[static_cast<size_t>(std::min<int64_t>(C.N / 512, 2))];
+        return (C.World - 1.0) * 2 * num(Ch) * 128 * C.DtypeBytes;
+      },
+      "(W-1) * 2*C*128*b, C = (320, 640, 1280)[min(N//512, 2)]",
+      "all_gather of every rank's first and last rows (2, 1, C, 1, 128): "
+      "all-gather factor (W-1)/W (only the two neighbours' rows are used, so "
+      "a solution may move less)",
+      ""}},
 }};
 constexpr bool modelsInIdOrder() {
   for (size_t I = 0; I < ByteModels.size(); ++I)

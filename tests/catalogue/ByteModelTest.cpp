@@ -47,7 +47,7 @@ TEST(PkbByteModel, EveryEntryHasAModelOrAReason) {
       EXPECT_EQ(R.Why, M->Reason) << E.Id;
     }
   }
-  EXPECT_EQ(Models, 41);
+  EXPECT_EQ(Models, 54);
   EXPECT_EQ(pkbByteModel(0), nullptr);
   EXPECT_EQ(pkbByteModel(88), nullptr);
   EXPECT_FALSE(pkbNvlinkBytes(88, {1024, 1024, 2, 2}).Bytes);
@@ -97,6 +97,31 @@ TEST(PkbByteModel, DerivedShapesFromThePkbGenerator) {
   EXPECT_DOUBLE_EQ(bytes(73, 1, 1, 2, 4), 3 * 2 * 0.75 * 8192 * 2);
 }
 
+TEST(PkbByteModel, SubGroupsRingsAndFixedShapes) {
+  // 48, W = 4: TP 2 x FSDP 2; D = 256, Dff = 1024, Bf = 1024. Three weight
+  // shards (128, 512) from 1 FSDP peer + TP all-reduce of (1024, 256).
+  EXPECT_DOUBLE_EQ(bytes(48, 1024, 1024, 2, 4), 393216.0 + 524288.0);
+  // 48, W = 2: TP 1 x FSDP 2: shards (128, 1024), no TP all-reduce.
+  EXPECT_DOUBLE_EQ(bytes(48, 1024, 1024, 2, 2), 786432.0);
+  // 57, W = 4: DP 2 x CP 2, E = 16*8*512 = 65536: k, v once (bf16), fp32
+  // dk, dv twice, then dq, dk, dv all-reduced over 2.
+  EXPECT_DOUBLE_EQ(bytes(57, 1024, 1024, 2, 4),
+                   262144.0 + 1048576.0 + 393216.0);
+  // 58, W = 4: 3 sends of (256, 1024) bf16.
+  EXPECT_DOUBLE_EQ(bytes(58, 1024, 1024, 2, 4), 1572864.0);
+  // 59, W = 4: complex64 (16, 1024, 256), 3/4 of it, whatever the dtype.
+  EXPECT_DOUBLE_EQ(bytes(59, 1024, 1024, 2, 4), 25165824.0);
+  EXPECT_DOUBLE_EQ(bytes(59, 1024, 1024, 8, 4), 25165824.0);
+  // 60, W = 4: E = 2*10*180*1440*8 = 41472000; 3 E + 3/4 E.
+  EXPECT_DOUBLE_EQ(bytes(60, 1, 1, 2, 4), 3.75 * 41472000);
+  // 87, N = 1024 -> 1280 channels, W = 2: one peer's two rows.
+  EXPECT_DOUBLE_EQ(bytes(87, 1024, 1024, 2, 2), 655360.0);
+  // 71: halo of 6 columns of 1024 channels, one neighbour at W = 2, two
+  // for the interior ranks at W >= 3.
+  EXPECT_DOUBLE_EQ(bytes(71, 1, 1, 2, 2), 12288.0);
+  EXPECT_DOUBLE_EQ(bytes(71, 1, 1, 2, 8), 24576.0);
+}
+
 TEST(PkbByteModel, NoBytesAndWhy) {
   // W = 1: no peer.
   PkbNvlinkBytes R = pkbNvlinkBytes(1, {1024, 1024, 2, 1});
@@ -114,6 +139,10 @@ TEST(PkbByteModel, NoBytesAndWhy) {
   EXPECT_FALSE(R.Bytes);
   EXPECT_FALSE(R.Why.empty());
   EXPECT_FALSE(pkbNvlinkBytes(1, {0, 1024, 2, 2}).Bytes);
+  // 60 needs W | 720 (PKB asserts it).
+  EXPECT_FALSE(pkbNvlinkBytes(60, {1024, 1024, 2, 7}).Bytes);
+  EXPECT_NE(pkbNvlinkBytes(81, {1024, 1024, 2, 2}).Why.find("trial"),
+            std::string::npos);
 }
 
 TEST(PkbByteModel, DtypeBytes) {
