@@ -192,6 +192,28 @@ std::pair<int64_t, int64_t> tpFsdp(int W) {
   return {1, W};
 }
 
+/// Tokens of problems 82-84: B = clamp(M // 512, 1, 4) times S = max(W,
+/// min(M // 128, 32)) rounded up to W.
+int64_t vocabTokens(const PkbCase &C) {
+  int64_t B = std::max<int64_t>(1, std::min<int64_t>(C.M / 512, 4));
+  int64_t S = roundUp(
+      std::max<int64_t>(C.World, std::min<int64_t>(C.M / 128, 32)), C.World);
+  return B * S;
+}
+/// Problems 82, 83: all-to-all of the (t, 256/W) logits and all-gather of
+/// the t/W fp32 log-probs.
+double vocabLogProbs(const PkbCase &C) {
+  int64_t T = vocabTokens(C);
+  return shareOut(num(T * (256 / C.World)) * C.DtypeBytes, C.World) +
+         (C.World - 1.0) * num(T / C.World) * 4;
+}
+
+/// Rows each rank sends to every peer in problems 65, 66: clamp(M // W, 64,
+/// 1024).
+int64_t gnnRowsPerPeer(const PkbCase &C) {
+  return std::max<int64_t>(64, std::min<int64_t>(C.M / C.World, 1024));
+}
+
 constexpr std::string_view kLatency =
     "latency-bound: the reference all-reduces scalars or a handful of counts "
     "(a few bytes per call); a bandwidth fraction would be ~0 whatever the "
@@ -605,20 +627,29 @@ constexpr std::array<ModelRow, 87> ByteModels = {{
       "volume "
       "was not derived in this pass"}},
     {65,
-     {nullptr, "", "",
-      "not derived yet: the reference calls all_to_all, all_to_all_single; its "
-      "per-call volume "
-      "was not derived in this pass"}},
+     {[](const PkbCase &C) {
+        return (C.World - 1.0) * num(gnnRowsPerPeer(C)) *
+               num(std::max<int64_t>(8, std::min<int64_t>(C.N, 128))) *
+               C.DtypeBytes;
+      },
+      "(W-1) * r*h*b, r = clamp(M//W, 64, 1024), h = clamp(N, 8, 128)",
+      "all_to_all of the gathered features with PKB's equal counts (r rows "
+      "of h to every peer)",
+      ""}},
     {66,
-     {nullptr, "", "",
-      "not derived yet: the reference calls all_to_all, all_to_all_single; its "
-      "per-call volume "
-      "was not derived in this pass"}},
+     {[](const PkbCase &C) {
+        return (C.World - 1.0) * num(gnnRowsPerPeer(C)) *
+               num(std::max<int64_t>(8, std::min<int64_t>(C.N, 128))) * 4;
+      },
+      "(W-1) * r*h*4, r = clamp(M//W, 64, 1024), h = clamp(N, 8, 128)",
+      "all_to_all of the fp32 output gradients (fp32 whatever the dtype) with "
+      "PKB's equal counts (r rows of h to every peer)",
+      ""}},
     {67,
      {nullptr, "", "",
-      "not derived yet: the reference calls all_to_all_single x3; its per-call "
-      "volume "
-      "was not derived in this pass"}},
+      "data-dependent: the rows sent to each owner follow random node ids "
+      "(torch.randint), so the bytes per call are not a function of (shape, "
+      "dtype, W)"}},
     {68,
      {nullptr, "", "",
       "not derived yet: the reference calls all_to_all_single x3; its per-call "
@@ -631,9 +662,9 @@ constexpr std::array<ModelRow, 87> ByteModels = {{
       "was not derived in this pass"}},
     {70,
      {nullptr, "", "",
-      "not derived yet: the reference calls all_to_all_single x2; its per-call "
-      "volume "
-      "was not derived in this pass"}},
+      "data-dependent: the values all-to-all follows random per-feature "
+      "lengths (torch.randint), so the bytes per call are not a function of "
+      "(shape, dtype, W)"}},
     {71,
      {[](const PkbCase &C) {
         return (C.World >= 3 ? 2.0 : 1.0) * 1024 * 6 * C.DtypeBytes;
@@ -643,10 +674,14 @@ constexpr std::array<ModelRow, 87> ByteModels = {{
       "neighbour (an interior rank has two; point-to-point: the bytes sent)",
       ""}},
     {72,
-     {nullptr, "", "",
-      "not derived yet: the reference calls all_to_all_single x2; its per-call "
-      "volume "
-      "was not derived in this pass"}},
+     {[](const PkbCase &C) {
+        return shareOut(4.0 * 1024 * 2048 * C.DtypeBytes, C.World);
+      },
+      "(W-1)/W * 4 * 1024*2048*b (fixed shape)",
+      "four all_to_all_single (x1, x2, v from sequence to channel shards, z "
+      "back) of 1024 channels x 2048 local positions: all-to-all factor "
+      "(W-1)/W",
+      ""}},
     {73,
      {[](const PkbCase &C) {
         return 3 * allReduce(8.0 * 1024 * C.DtypeBytes, C.World);
@@ -656,15 +691,26 @@ constexpr std::array<ModelRow, 87> ByteModels = {{
       "per-token values: all-reduce factor",
       ""}},
     {74,
-     {nullptr, "", "",
-      "not derived yet: the reference calls all_gather_into_tensor, "
-      "all_reduce; its per-call volume "
-      "was not derived in this pass"}},
+     {[](const PkbCase &C) {
+        bool Tp2 = C.World >= 4 && C.World % 2 == 0;
+        int Tp = Tp2 ? 2 : 1, Cp = C.World / Tp;
+        return (Cp - 1.0) * 64 * 16 * (4 * 128 + 1) * C.DtypeBytes +
+               allReduce(64.0 * Cp * 16 * 128 * C.DtypeBytes, Tp);
+      },
+      "(cp-1) * 64*16*513*b + 2(tp-1)/tp * 64*cp*16*128*b, tp = 2 if W >= 4 "
+      "is even else 1, cp = W/tp (fixed shape)",
+      "all_gather on the CP group of q, k, v, g (64, 16 heads, 128) and beta "
+      "(64, 16) + all_reduce of the output (64 cp, 16, 128) on the TP group",
+      ""}},
     {75,
-     {nullptr, "", "",
-      "not derived yet: the reference calls all_to_all_single x2; its per-call "
-      "volume "
-      "was not derived in this pass"}},
+     {[](const PkbCase &C) {
+        return shareOut(64.0 * num(roundUp(6, C.World)) * 1538 * C.DtypeBytes,
+                        C.World);
+      },
+      "(W-1)/W * 64*H*1538*b, H = 6 rounded up to W (fixed shape)",
+      "six all_to_all_single of q, k (64, H, 256), v (64, H, 512), gate, beta "
+      "(64, H) and the output (64 W, H/W, 512): all-to-all factor (W-1)/W",
+      ""}},
     {76,
      {[](const PkbCase &C) {
         return allReduce(512.0 * 17 * 64 * 64 * C.DtypeBytes, C.World);
@@ -701,25 +747,31 @@ constexpr std::array<ModelRow, 87> ByteModels = {{
       "trial-dependent: each rank's object count is 1 + (rank + trial) % 3, "
       "so the all-gathered masks change size between trials and calls"}},
     {82,
-     {nullptr, "", "",
-      "not derived yet: the reference calls all_gather, all_to_all_single; its "
-      "per-call volume "
-      "was not derived in this pass"}},
+     {vocabLogProbs, "(W-1)/W * t*(256/W)*b + (W-1) * (t/W)*4, t = B*S",
+      "all_to_all_single of the vocab-parallel logits (t, 256/W) + "
+      "all_gather of the fp32 token log-probs (t/W); t = B*S with B = "
+      "clamp(M//512, 1, 4), S = max(W, min(M//128, 32)) rounded up to W",
+      ""}},
     {83,
-     {nullptr, "", "",
-      "not derived yet: the reference calls all_gather, all_to_all_single; its "
-      "per-call volume "
-      "was not derived in this pass"}},
+     {vocabLogProbs, "(W-1)/W * t*(256/W)*b + (W-1) * (t/W)*4, t = B*S",
+      "per chunk, all_to_all_single of the logits and all_gather of the fp32 "
+      "log-probs; PKB's chunks are multiples of W, so the sums equal 82's",
+      ""}},
     {84,
-     {nullptr, "", "",
-      "not derived yet: the reference calls all_to_all_single x2; its per-call "
-      "volume "
-      "was not derived in this pass"}},
+     {[](const PkbCase &C) {
+        return shareOut(num(vocabTokens(C) * (256 / C.World)) *
+                            (C.DtypeBytes + 4),
+                        C.World);
+      },
+      "(W-1)/W * t*(256/W)*(b + 4), t = B*S as in 82",
+      "per chunk, all_to_all_single of the logits (in the dtype) and of the "
+      "fp32 gradient back to vocab shards (same element count): all-to-all "
+      "factor (W-1)/W",
+      ""}},
     {85,
      {nullptr, "", "",
-      "not derived yet: the reference calls all_gather x4, all_to_all_single "
-      "x2; its per-call volume "
-      "was not derived in this pass"}},
+      "data-dependent: the sample-sort buckets follow the random values (and "
+      "PKB empties the odd ranks' inputs every fourth trial)"}},
     {86,
      {[](const PkbCase &C) {
         return allReduce((5.0 * 512 * 512 + 1) * 4, C.World);

@@ -47,7 +47,7 @@ TEST(PkbByteModel, EveryEntryHasAModelOrAReason) {
       EXPECT_EQ(R.Why, M->Reason) << E.Id;
     }
   }
-  EXPECT_EQ(Models, 54);
+  EXPECT_EQ(Models, 62);
   EXPECT_EQ(pkbByteModel(0), nullptr);
   EXPECT_EQ(pkbByteModel(88), nullptr);
   EXPECT_FALSE(pkbNvlinkBytes(88, {1024, 1024, 2, 2}).Bytes);
@@ -120,6 +120,25 @@ TEST(PkbByteModel, SubGroupsRingsAndFixedShapes) {
   // for the interior ranks at W >= 3.
   EXPECT_DOUBLE_EQ(bytes(71, 1, 1, 2, 2), 12288.0);
   EXPECT_DOUBLE_EQ(bytes(71, 1, 1, 2, 8), 24576.0);
+}
+
+TEST(PkbByteModel, AllToAllsOfFixedAndClampedShapes) {
+  // 72, W = 4: four all-to-alls of 1024 x 2048 bf16, 3/4 of each.
+  EXPECT_DOUBLE_EQ(bytes(72, 1, 1, 2, 4), 12582912.0);
+  // 74, W = 4: TP 2 x CP 2: q, k, v, g, beta from 1 CP peer + TP
+  // all-reduce of (128, 16, 128); W = 3: CP 3, no TP.
+  EXPECT_DOUBLE_EQ(bytes(74, 1, 1, 2, 4), 1050624.0 + 524288.0);
+  EXPECT_DOUBLE_EQ(bytes(74, 1, 1, 2, 3), 2101248.0);
+  // 75, W = 4: H = 8 heads, 64 positions, 1538 values per head.
+  EXPECT_DOUBLE_EQ(bytes(75, 1, 1, 2, 4), 1181184.0);
+  // 82, M = 1024, W = 4: B = 2, S = 8, t = 16 tokens, 64 local vocab:
+  // 3/4 of 16*64*2 plus 3 peers' 4 fp32 log-probs; 84 sends fp32 grads.
+  EXPECT_DOUBLE_EQ(bytes(82, 1024, 1024, 2, 4), 1536.0 + 48.0);
+  EXPECT_DOUBLE_EQ(bytes(83, 1024, 1024, 2, 4), 1536.0 + 48.0);
+  EXPECT_DOUBLE_EQ(bytes(84, 1024, 1024, 2, 4), 4608.0);
+  // 65/66, W = 4: 256 rows of 128 to 3 peers; bf16, then fp32.
+  EXPECT_DOUBLE_EQ(bytes(65, 1024, 1024, 2, 4), 196608.0);
+  EXPECT_DOUBLE_EQ(bytes(66, 1024, 1024, 2, 4), 393216.0);
 }
 
 TEST(PkbByteModel, NoBytesAndWhy) {
