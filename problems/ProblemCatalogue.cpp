@@ -651,10 +651,20 @@ constexpr std::array<ModelRow, 87> ByteModels = {{
       "(torch.randint), so the bytes per call are not a function of (shape, "
       "dtype, W)"}},
     {68,
-     {nullptr, "", "",
-      "not derived yet: the reference calls all_to_all_single x3; its per-call "
-      "volume "
-      "was not derived in this pass"}},
+     {[](const PkbCase &C) {
+        int64_t Q =
+            std::max<int64_t>(20000, std::min<int64_t>(C.M / C.World, 200000));
+        int64_t Emb = C.N >= 256 ? 256 : 128;
+        int64_t Own = (Q + C.World - 1) / C.World; // owner == rank
+        return num(Q - Own) * (8.0 + num(Emb) * C.DtypeBytes) +
+               (C.World - 1.0) * 8;
+      },
+      "(Q - ceil(Q/W)) * (8 + E*b) + (W-1)*8, Q = clamp(M//W, 20000, "
+      "200000), E = 256 if N >= 256 else 128",
+      "all_to_all_single of the int64 counts, of the node ids each owner "
+      "serves and of the fetched embeddings back (PKB's owner = (i + rank) % "
+      "W leaves ceil(Q/W) queries local)",
+      ""}},
     {69,
      {nullptr, "", "",
       "not derived yet: the reference calls all_reduce, all_to_all_single; its "
@@ -730,10 +740,19 @@ constexpr std::array<ModelRow, 87> ByteModels = {{
       "all_to_all_single; its per-call volume "
       "was not derived in this pass"}},
     {79,
-     {nullptr, "", "",
-      "not derived yet: the reference calls broadcast x2, gather x2; its "
-      "per-call volume "
-      "was not derived in this pass"}},
+     {[](const PkbCase &C) {
+        int64_t Q = std::max<int64_t>(32, std::min<int64_t>(C.M / 64, 256));
+        int64_t F = C.N >= 8192 ? 1024 : (C.N >= 4096 ? 768 : 384);
+        double Round =
+            16.0 + num(Q * F) * 2 + (C.World - 1.0) * num(Q) * 200 * (2 + 8);
+        return C.World * Round;
+      },
+      "W * (16 + q*F*2 + (W-1) * q*200*(2 + 8)), q = clamp(M//64, 32, 256), "
+      "F = 384 (768 if N >= 4096, 1024 if N >= 8192); bf16 whatever the dtype",
+      "W rounds, each: broadcast of the owner's shape (2 int64) and bf16 "
+      "queries (q, F) (factor 1) + gather of the bf16 top-200 similarities "
+      "and int64 labels (q, 200) to the owner (factor (W-1)/W of W*q*200*10)",
+      ""}},
     {80,
      {[](const PkbCase &C) {
         return allReduce((3.0 * 16384 + 2) * 4, C.World);

@@ -47,7 +47,7 @@ TEST(PkbByteModel, EveryEntryHasAModelOrAReason) {
       EXPECT_EQ(R.Why, M->Reason) << E.Id;
     }
   }
-  EXPECT_EQ(Models, 62);
+  EXPECT_EQ(Models, 64);
   EXPECT_EQ(pkbByteModel(0), nullptr);
   EXPECT_EQ(pkbByteModel(88), nullptr);
   EXPECT_FALSE(pkbNvlinkBytes(88, {1024, 1024, 2, 2}).Bytes);
@@ -139,6 +139,12 @@ TEST(PkbByteModel, AllToAllsOfFixedAndClampedShapes) {
   // 65/66, W = 4: 256 rows of 128 to 3 peers; bf16, then fp32.
   EXPECT_DOUBLE_EQ(bytes(65, 1024, 1024, 2, 4), 196608.0);
   EXPECT_DOUBLE_EQ(bytes(66, 1024, 1024, 2, 4), 393216.0);
+  // 68, M = 1024, W = 4: Q = 20000 queries, 5000 served locally; 15000
+  // int64 ids out and 15000 bf16 rows of 256 back, plus 3 int64 counts.
+  EXPECT_DOUBLE_EQ(bytes(68, 1024, 1024, 2, 4), 15000.0 * 520 + 24);
+  // 79, M = N = 1024, W = 2: q = 16 -> 32, F = 384; two rounds of a
+  // broadcast (16 + 32*384*2) and a gather from 1 peer (32*200*10).
+  EXPECT_DOUBLE_EQ(bytes(79, 1024, 1024, 4, 2), 2 * (16.0 + 24576.0 + 64000.0));
 }
 
 TEST(PkbByteModel, NoBytesAndWhy) {
