@@ -618,9 +618,9 @@ constexpr std::array<ModelRow, 87> ByteModels = {{
       "was not derived in this pass"}},
     {63,
      {nullptr, "", "",
-      "not derived yet: the reference calls all_gather, all_gather_object, "
-      "all_reduce; its per-call volume "
-      "was not derived in this pass"}},
+      "pickled objects: the reference's all_gather_object sends Python "
+      "lists pickled into byte tensors whose size pickle decides, so the "
+      "bytes per call are not a function of (shape, dtype, W)"}},
     {64,
      {nullptr, "", "",
       "not derived yet: the reference calls all_to_all_single x7; its per-call "
@@ -666,10 +666,20 @@ constexpr std::array<ModelRow, 87> ByteModels = {{
       "W leaves ceil(Q/W) queries local)",
       ""}},
     {69,
-     {nullptr, "", "",
-      "not derived yet: the reference calls all_reduce, all_to_all_single; its "
-      "per-call volume "
-      "was not derived in this pass"}},
+     {[](const PkbCase &C) {
+        int64_t Pos =
+            std::max<int64_t>(16, std::min<int64_t>(C.M / C.World, 1280)) +
+            std::min(2, C.World - 1);
+        int64_t Neg = std::max<int64_t>(100, std::min<int64_t>(C.N, 1000));
+        return (C.World - 1.0) * num(Pos * (1 + Neg)) * C.DtypeBytes +
+               2 * allReduce(8.0 * C.World, C.World);
+      },
+      "(W-1) * p*(1 + n)*b + 2 * 2(W-1)/W * 8W, p = clamp(M//W, 16, 1280) + "
+      "min(2, W-1), n = clamp(N, 100, 1000)",
+      "twice (positive scores (p,), negative scores (p, n)): all_reduce of "
+      "the W int64 sizes + all_to_all_single that sends the whole tensor to "
+      "every peer; the busiest rank has p = base + rank % 3 at its largest",
+      ""}},
     {70,
      {nullptr, "", "",
       "data-dependent: the values all-to-all follows random per-feature "
@@ -736,9 +746,9 @@ constexpr std::array<ModelRow, 87> ByteModels = {{
       "was not derived in this pass"}},
     {78,
      {nullptr, "", "",
-      "not derived yet: the reference calls all_gather_object, "
-      "all_to_all_single; its per-call volume "
-      "was not derived in this pass"}},
+      "pickled objects: the reference's all_gather_object sends Python "
+      "lists pickled into byte tensors whose size pickle decides, so the "
+      "bytes per call are not a function of (shape, dtype, W)"}},
     {79,
      {[](const PkbCase &C) {
         int64_t Q = std::max<int64_t>(32, std::min<int64_t>(C.M / 64, 256));

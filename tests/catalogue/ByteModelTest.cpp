@@ -47,7 +47,7 @@ TEST(PkbByteModel, EveryEntryHasAModelOrAReason) {
       EXPECT_EQ(R.Why, M->Reason) << E.Id;
     }
   }
-  EXPECT_EQ(Models, 64);
+  EXPECT_EQ(Models, 65);
   EXPECT_EQ(pkbByteModel(0), nullptr);
   EXPECT_EQ(pkbByteModel(88), nullptr);
   EXPECT_FALSE(pkbNvlinkBytes(88, {1024, 1024, 2, 2}).Bytes);
@@ -145,6 +145,11 @@ TEST(PkbByteModel, AllToAllsOfFixedAndClampedShapes) {
   // 79, M = N = 1024, W = 2: q = 16 -> 32, F = 384; two rounds of a
   // broadcast (16 + 32*384*2) and a gather from 1 peer (32*200*10).
   EXPECT_DOUBLE_EQ(bytes(79, 1024, 1024, 4, 2), 2 * (16.0 + 24576.0 + 64000.0));
+  // 69, M = N = 1024, W = 4: base 256 positives, rank 2 has 258; 1000
+  // negatives; the whole (258, 1001) bf16 data to 3 peers, plus two
+  // all-reduces of 4 int64 sizes.
+  EXPECT_DOUBLE_EQ(bytes(69, 1024, 1024, 2, 4),
+                   3.0 * 258 * 1001 * 2 + 2 * 1.5 * 32);
 }
 
 TEST(PkbByteModel, NoBytesAndWhy) {
@@ -167,6 +172,8 @@ TEST(PkbByteModel, NoBytesAndWhy) {
   // 60 needs W | 720 (PKB asserts it).
   EXPECT_FALSE(pkbNvlinkBytes(60, {1024, 1024, 2, 7}).Bytes);
   EXPECT_NE(pkbNvlinkBytes(81, {1024, 1024, 2, 2}).Why.find("trial"),
+            std::string::npos);
+  EXPECT_NE(pkbNvlinkBytes(63, {1024, 1024, 2, 2}).Why.find("pickle"),
             std::string::npos);
 }
 
