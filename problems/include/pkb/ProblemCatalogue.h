@@ -63,10 +63,14 @@ struct PkbCase {
 /// all-reduce 2(W-1)/W x S, all-gather and reduce-scatter (W-1)/W x S with S
 /// the gathered (scattered) total, broadcast and reduce 1 x S, all-to-all,
 /// scatter and gather (W-1)/W x S (nccl-tests' alltoall/scatter/gather),
-/// point-to-point the bytes sent. Exactly one of Bytes and Reason is set.
+/// point-to-point the bytes sent; collectives on sub-groups and several
+/// collectives per call add up. Tensors the reference sends in a fixed type
+/// (fp32 sums, complex64 spectra, int64 ids) count in that type, whatever
+/// the case's dtype. Exactly one of Bytes and Reason is set.
 struct PkbByteModel {
   /// Bytes per call for a case with W >= 2 (the caller handles W = 1, which
-  /// moves nothing); nullptr when there is no model.
+  /// moves nothing); <= 0 for a case PKB's generator rejects; nullptr when
+  /// there is no model.
   double (*Bytes)(const PkbCase &) = nullptr;
   std::string_view Formula; ///< Bytes in the case's terms (M, N, b, W)
   std::string_view Source;  ///< the reference's collectives and factors used
@@ -83,7 +87,8 @@ std::optional<int> pkbDtypeBytes(std::string_view Dtype);
 
 /// NVLink bytes per rank of one call of problem Id for case C, or why there
 /// are none: Id without a model (its Reason), W = 1 (no peer: nothing crosses
-/// NVLink), a non-positive shape or element size.
+/// NVLink), a non-positive shape or element size, a case PKB's generator
+/// rejects (e.g. problem 41 at N = 1024, W = 3).
 struct PkbNvlinkBytes {
   std::optional<double> Bytes; ///< bytes per call, busiest rank
   std::string Why;             ///< set when Bytes is empty
