@@ -740,10 +740,27 @@ constexpr std::array<ModelRow, 87> ByteModels = {{
       "factor",
       ""}},
     {77,
-     {nullptr, "", "",
-      "not derived yet: the reference calls all_to_all_single x2; its per-call "
-      "volume "
-      "was not derived in this pass"}},
+     {[](const PkbCase &C) {
+        int W = C.World;
+        int64_t Hq = W <= 4 ? 24 : 48, Chunk = W <= 4 ? 12150 : 21600;
+        if (Hq % W != 0)
+          Hq = W * std::max<int64_t>(1, Hq / W);
+        int64_t Hkv = 8;
+        if (8 % W != 0 && W % 8 != 0)
+          Hkv = W;
+        if (Hkv < W && W % Hkv == 0)
+          Hkv = W; // _redistribute_kv repeats the KV heads
+        int64_t T = 4 * ((Chunk + W - 1) / W);
+        return shareOut(num(2 * T * Hq * 128 + T * Hkv * 256) * C.DtypeBytes,
+                        W);
+      },
+      "(W-1)/W * (2*T*Hq*128 + T*Hkv*256)*b, T = 4*ceil(c/W); W <= 4: Hq "
+      "= 24, c = 12150, else 48, 21600 (PKB adjusts Hq to W | Hq, Hkv = 8 or "
+      "W) (fixed shape)",
+      "all_to_all_single of the KV heads (T, Hkv, 256), of each of the 4 "
+      "query ranges and of each attention output (T*Hq*128 in all, each "
+      "way): all-to-all factor (W-1)/W",
+      ""}},
     {78,
      {nullptr, "", "",
       "pickled objects: the reference's all_gather_object sends Python "

@@ -47,7 +47,7 @@ TEST(PkbByteModel, EveryEntryHasAModelOrAReason) {
       EXPECT_EQ(R.Why, M->Reason) << E.Id;
     }
   }
-  EXPECT_EQ(Models, 65);
+  EXPECT_EQ(Models, 66);
   EXPECT_EQ(pkbByteModel(0), nullptr);
   EXPECT_EQ(pkbByteModel(88), nullptr);
   EXPECT_FALSE(pkbNvlinkBytes(88, {1024, 1024, 2, 2}).Bytes);
@@ -150,6 +150,11 @@ TEST(PkbByteModel, AllToAllsOfFixedAndClampedShapes) {
   // all-reduces of 4 int64 sizes.
   EXPECT_DOUBLE_EQ(bytes(69, 1024, 1024, 2, 4),
                    3.0 * 258 * 1001 * 2 + 2 * 1.5 * 32);
+  // 77, W = 4: 24 query heads, 8 KV heads, T = 4 * 3038 = 12152 tokens;
+  // queries and outputs 2*T*24*128 plus KV T*8*256, 3/4 of it, bf16.
+  EXPECT_DOUBLE_EQ(bytes(77, 1, 1, 2, 4), 149323776.0);
+  // W = 3: KV heads become 3 (8 % 3 != 0), T = 4 * 4050.
+  EXPECT_DOUBLE_EQ(bytes(77, 1, 1, 2, 3), 149299200.0);
 }
 
 TEST(PkbByteModel, NoBytesAndWhy) {
