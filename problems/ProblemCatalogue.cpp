@@ -612,10 +612,21 @@ constexpr std::array<ModelRow, 87> ByteModels = {{
       "all_gather_into_tensor, all_to_all x2; its per-call volume "
       "was not derived in this pass"}},
     {62,
-     {nullptr, "", "",
-      "not derived yet: the reference calls all_reduce, all_to_all; its "
-      "per-call volume "
-      "was not derived in this pass"}},
+     {[](const PkbCase &C) {
+        int Az = C.World % 2 == 0 ? 2 : 1, Pol = C.World / Az;
+        int64_t Lat = roundUp(128, Pol), Lon = roundUp(2 * Lat, Az);
+        // fp32 x (32, 8, Lat/Pol, Lon/Az); kernel 3.
+        double In = 32.0 * 8 * num(Lat / Pol) * num(Lon / Az) * 4;
+        double Y = 32.0 * (8 / Az) * 3 * num(Lat) * num(Lon) * 4;
+        return shareOut(In, Az) + allReduce(Y, Pol) + shareOut(Y / Pol, Az);
+      },
+      "(az-1)/az * 32*8*(L/pol)*(Lo/az)*4 + 2(pol-1)/pol * Y + (az-1)/az * "
+      "Y/pol, Y = 32*(8/az)*3*L*Lo*4, az = 2 if W is even else 1, pol = "
+      "W/az, L = 128 rounded up to pol, Lo = 2L rounded up to az (fp32)",
+      "azimuth all_to_all of x (channels to longitudes), polar all_reduce of "
+      "the fp32 contraction (32, 8/az, 3, L, Lo), azimuth all_to_all back "
+      "of its polar slice",
+      ""}},
     {63,
      {nullptr, "", "",
       "pickled objects: the reference's all_gather_object sends Python "

@@ -47,7 +47,7 @@ TEST(PkbByteModel, EveryEntryHasAModelOrAReason) {
       EXPECT_EQ(R.Why, M->Reason) << E.Id;
     }
   }
-  EXPECT_EQ(Models, 66);
+  EXPECT_EQ(Models, 67);
   EXPECT_EQ(pkbByteModel(0), nullptr);
   EXPECT_EQ(pkbByteModel(88), nullptr);
   EXPECT_FALSE(pkbNvlinkBytes(88, {1024, 1024, 2, 2}).Bytes);
@@ -155,6 +155,12 @@ TEST(PkbByteModel, AllToAllsOfFixedAndClampedShapes) {
   EXPECT_DOUBLE_EQ(bytes(77, 1, 1, 2, 4), 149323776.0);
   // W = 3: KV heads become 3 (8 % 3 != 0), T = 4 * 4050.
   EXPECT_DOUBLE_EQ(bytes(77, 1, 1, 2, 3), 149299200.0);
+  // 62 (fp32 whatever the dtype), W = 2: azimuth 2, polar 1: half of x
+  // (32, 8, 128, 128) out, half of y (32, 4, 3, 128, 256) back.
+  EXPECT_DOUBLE_EQ(bytes(62, 1, 1, 2, 2), 8388608.0 + 25165824.0);
+  // W = 4: azimuth 2 x polar 2: x (32, 8, 64, 128), all-reduce of y over
+  // 2, half of its polar half back.
+  EXPECT_DOUBLE_EQ(bytes(62, 1, 1, 8, 4), 4194304.0 + 50331648 + 12582912);
 }
 
 TEST(PkbByteModel, NoBytesAndWhy) {
