@@ -11,6 +11,7 @@
 #include "Report.h"
 
 #include "pkb/Ingest.h"
+#include "pkb/InputLanguage.h"
 #include "pkb/ModelJson.h"
 #include "pkb/ProblemCatalogue.h"
 
@@ -409,7 +410,8 @@ int runCheck(CheckArgs &A) {
                              S.NotChecked, A.OutFile);
   if (S.Files == 0 && !S.Interrupted) {
     std::cerr << "pkbcheck: error: no file was analyzed (no input with a "
-                 "supported extension: .cu .cuh .cpp .cc .h .hpp .py)\n";
+                 "supported extension: "
+              << supportedExtensionsText() << ")\n";
     return 2;
   }
   return exitStatus(S);
@@ -563,8 +565,7 @@ int runReport(const std::vector<std::string> &Files, const std::string &Format,
 void addAnalyzerCommands(CLI::App &App, int &ExitCode) {
   auto A = std::make_shared<CheckArgs>();
   CLI::App *Check = App.add_subcommand(
-      "check", "Analyze CUDA (.cu .cuh .cpp .cc .h .hpp) and "
-               "ParallelKernelBench Python (.py) files and directories");
+      "check", "Analyze " + languagesHelpText() + " files and directories");
   Check->add_option("paths", A->Paths, "Files and directories (recursive)")
       ->required();
   Check

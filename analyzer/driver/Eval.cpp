@@ -6,6 +6,7 @@
 #include "Records.h"
 #include "pkb/DiagCode.h"
 #include "pkb/Ingest.h"
+#include "pkb/InputLanguage.h"
 #include "pkb/ProblemCatalogue.h"
 
 #ifdef PKB_HAVE_ANALYZER
@@ -312,14 +313,14 @@ int runEval(const EvalOptions &Opts, const DynamicRunner &Runner,
     return 2;
   }
 
-  // 2. Candidates: .cu and .py files (headers are not candidates), sharded.
+  // 2. Candidates: .cu and .py files (headers are not candidates: the
+  // input-language registry says which), sharded.
   // With --resume and no paths, the candidates are the file's records.
   std::vector<Candidate> All;
   std::vector<Diagnostic> Diags;
   for (const std::string &Root : Opts.Paths) {
     for (const std::string &F : expandInputs({Root}, Diags)) {
-      std::string Ext = fs::path(F).extension().string();
-      if (Ext == ".cu" || Ext == ".py")
+      if (isCandidatePath(F))
         All.push_back(Candidate{F, candidateSet(Root, F)});
     }
   }
@@ -436,6 +437,8 @@ int runEval(const EvalOptions &Opts, const DynamicRunner &Runner,
     const std::string Gate = Rec.Gate.empty() ? "pass" : Rec.Gate;
     // Undecided checks are no finding: such candidates go to the GPU like
     // passes. A file that does not compile runs only with --run-all.
+    // ParallelKernelBench Python runs through PkbRunner, CUDA through Runner.
+    const bool IsPython = classifyPath(C.Path) == InputKind::Python;
     bool Eligible =
         Gate == "pass" || Gate == "unscreened" || Gate == "incomplete" ||
         (Opts.RunAll && (Gate == "flagged" || Gate == "compile-error"));
@@ -451,15 +454,14 @@ int runEval(const EvalOptions &Opts, const DynamicRunner &Runner,
           : Gate == "compile-error"
               ? "gated: the file does not compile (--run-all runs it anyway)"
               : "static analysis could not analyze it";
-    } else if (fs::path(C.Path).extension() == ".py" &&
-               (!Opts.PkbRunner || !Rec.Problem)) {
+    } else if (IsPython && (!Opts.PkbRunner || !Rec.Problem)) {
       Dyn["reason"] =
           !Rec.Problem
               ? "no problem: name the file <id>_<name>.py or pass --problem"
               : "ParallelKernelBench Python candidates are screened "
                 "statically only here (" +
                     Opts.PkbNoRunReason + ")";
-    } else if (fs::path(C.Path).extension() == ".py") { // docs/pkb.md
+    } else if (IsPython) { // docs/pkb.md
       Dyn = Opts.PkbRunner(C.Path, *Rec.Problem);
       if (!Dyn.is_object())
         Dyn = json{{"ran", false}, {"reason", "runtime returned no record"}};
