@@ -162,7 +162,13 @@ std::vector<CaseResult> runSolution(const PkbRunOptions &O, const fs::path &Sol,
       ++AlreadyDone;
       continue;
     }
-    Todo.push_back({Key, json::array({D[0], D[1]})});
+    json Shape = json::array({D[0], D[1]});
+    // A shape given twice runs once (as a size given twice in `run`): the
+    // merger merges each case once.
+    if (std::none_of(Todo.begin(), Todo.end(), [&](const CaseKey &C) {
+          return shapeText(C.Shape) == shapeText(Shape);
+        }))
+      Todo.push_back({Key, Shape});
   }
   std::vector<CaseResult> Records;
   if (Todo.empty())
@@ -194,7 +200,22 @@ std::vector<CaseResult> runSolution(const PkbRunOptions &O, const fs::path &Sol,
       {"extensions_dir", Ext.string()}};
   if (!O.Selftest.empty())
     Cfg["selftest"] = O.Selftest;
-  std::map<std::string, std::map<int, json>> ByShape; // shape -> rank -> res
+  // The one case merger (Session.h), keyed by shape text.
+  CaseMergerOf<std::string> Merger(
+      O.WorldSize,
+      [](const json &J) { return shapeText(J.value("shape", json())); },
+      [&](const std::string &S) {
+        auto D = parseShape(S);
+        CaseInfo Info;
+        Info.Problem = fmt::format("pkb-{}", Id);
+        Info.ProblemId = Id;
+        Info.Kernel = Sol.string();
+        Info.KernelHash = Hash;
+        Info.Size = D[0] * D[1];
+        Info.WorldSize = O.WorldSize;
+        Info.Mode = Mode + "|" + S + "|" + O.Dtype; // the result key's mode
+        return Info;
+      });
   std::vector<std::string> Logs;
   GroupSpec G;
   G.WorldSize = O.WorldSize;
@@ -205,9 +226,7 @@ std::vector<CaseResult> runSolution(const PkbRunOptions &O, const fs::path &Sol,
   G.BootstrapTimeoutMs = 120000;
   G.ExtraEnv = {{"TORCH_EXTENSIONS_DIR", Ext.string()},
                 {"PYTHONUNBUFFERED", "1"}};
-  G.OnResult = [&](int R, const json &J) {
-    ByShape[shapeText(J.value("shape", json()))][R] = J;
-  };
+  G.OnResult = [&](int R, const json &J) { Merger.collect(R, J); };
   G.OnLog = [&](int R, const std::string &L) {
     Logs.push_back(fmt::format("[rank {}] {}", R, L));
   };
@@ -217,7 +236,8 @@ std::vector<CaseResult> runSolution(const PkbRunOptions &O, const fs::path &Sol,
   bool FailureSeen = false;
   for (const auto &C : Todo) {
     std::string S = shapeText(C.Shape);
-    const auto &Ranks = ByShape[S];
+    // Kept past the merge below, which forgets the case.
+    const std::map<int, json> Ranks = Merger.ranks(S);
     // What the ranks said, as the merge below will see it; the launcher's
     // outcome decides whether a verdict is forced on top.
     Verdict V = Verdict::Pass;
@@ -267,15 +287,7 @@ std::vector<CaseResult> runSolution(const PkbRunOptions &O, const fs::path &Sol,
     }
     // The one merge of every worker kind (Session.h): verdict, detail,
     // failure kind, first failing call, slowest rank's timing, speedup.
-    CaseInfo Info;
-    Info.Problem = fmt::format("pkb-{}", Id);
-    Info.ProblemId = Id;
-    Info.Kernel = Sol.string();
-    Info.KernelHash = Hash;
-    Info.Size = C.Shape[0].get<int64_t>() * C.Shape[1].get<int64_t>();
-    Info.WorldSize = O.WorldSize;
-    Info.Mode = Mode + "|" + S + "|" + O.Dtype; // the result key's mode
-    CaseResult CR = mergeCaseResult(Info, Ranks, Forced, Detail);
+    CaseResult CR = Merger.merge(S, Forced, Detail);
     CR.Mode = Mode;
     json &Rec = CR.Record;
     Rec["mode"] = Mode;
