@@ -142,8 +142,7 @@ EvalClass classifyRun(const EvalDynamic &Run) {
   return EvalClass::RuntimeError;
 }
 
-bool parseShard(const std::string &Spec, unsigned &Index0, unsigned &Count,
-                std::string &Error) {
+support::Expected<Shard> parseShard(const std::string &Spec) {
   size_t Slash = Spec.find('/');
   auto Num = [](const std::string &S, unsigned &V) {
     if (S.empty() || S.size() > 6 ||
@@ -154,13 +153,10 @@ bool parseShard(const std::string &Spec, unsigned &Index0, unsigned &Count,
   };
   unsigned I = 0, N = 0;
   if (Slash == std::string::npos || !Num(Spec.substr(0, Slash), I) ||
-      !Num(Spec.substr(Slash + 1), N) || N == 0 || I == 0 || I > N) {
-    Error = "invalid --shard '" + Spec + "' (expected I/N with 1 <= I <= N)";
-    return false;
-  }
-  Index0 = I - 1;
-  Count = N;
-  return true;
+      !Num(Spec.substr(Slash + 1), N) || N == 0 || I == 0 || I > N)
+    return support::fail("invalid --shard '" + Spec +
+                         "' (expected I/N with 1 <= I <= N)");
+  return Shard{I - 1, N};
 }
 
 std::string candidateSet(const std::string &Root, const std::string &Path) {
@@ -336,18 +332,19 @@ int runEval(const EvalOptions &Opts, const DynamicRunner &Runner,
       Mine.push_back(All[I]);
 
   JsonlAppender Out;
-  std::string WriteError;
-  if (!Out.open(Opts.Results, WriteError)) {
+  if (auto Opened = Out.open(Opts.Results); !Opened) {
     Log << "pkbcheck: error: cannot write '" << Opts.Results
-        << "': " << WriteError << "\n";
+        << "': " << Opened.error().Message << "\n";
     return 2;
   }
   // Appends one record durably. After the first failure (disk full, I/O
   // error) nothing more is written: the caller stops and exits 2.
+  std::string WriteError;
   auto Append = [&](const EvalRecord &Rec) {
     if (!WriteError.empty())
       return false;
-    if (!Out.append(toJson(Rec), WriteError)) {
+    if (auto Appended = Out.append(toJson(Rec)); !Appended) {
+      WriteError = Appended.error().Message;
       if (WriteError.empty())
         WriteError = "write failed";
       Log << "pkbcheck: error: cannot write '" << Opts.Results
