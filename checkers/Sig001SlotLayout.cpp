@@ -8,15 +8,17 @@
 //===----------------------------------------------------------------------===//
 #include "Checks.h"
 #include "Engine.h"
+#include "pkb/InputLanguage.h"
 
 namespace pkb::chk {
 namespace {
 
-/// Bytes of one rank's signal pad: torch symm_mem pads are 2048 bytes
-/// (used for Python inputs), the pkbcheck ABI's are 64 KiB.
+/// Bytes of one rank's signal pad in the runtime the input's language runs
+/// under (InputLanguage::SignalPadBytes: torch symm_mem pads are 2048 bytes
+/// for Python inputs, the pkbcheck ABI's are 64 KiB).
 uint64_t padBytes(const ModuleModel &M) {
-  const std::string &F = M.File;
-  return F.size() > 3 && F.compare(F.size() - 3, 3, ".py") == 0 ? 2048 : 65536;
+  const InputLanguage *L = inputLanguageOf(M.File);
+  return L ? L->SignalPadBytes : 65536;
 }
 
 class Sig001 : public KernelChecker {

@@ -12,6 +12,7 @@
 #include "FrontendInternal.h"
 #include "pkb/DiagCode.h"
 #include "pkb/Enrich.h"
+#include "pkb/InputLanguage.h"
 #include "pkb/support/Toolkit.h"
 
 #include "clang/AST/ASTConsumer.h"
@@ -188,9 +189,7 @@ std::string virtualMainFile(const CudaUnit &Unit) {
   if (!llvm::sys::path::is_absolute(Dir))
     llvm::sys::fs::make_absolute(Dir);
   llvm::sys::path::remove_dots(Dir, /*remove_dot_dot=*/true);
-  llvm::StringRef Ext = llvm::sys::path::extension(Base);
-  bool IsCu = Ext == ".cu" || Ext == ".cuh";
-  if (!Unit.Identity || !IsCu)
+  if (!Unit.Identity || !isClangCudaName(Base))
     Base += ".pkb.cu";
   llvm::SmallString<256> Out(Dir);
   llvm::sys::path::append(Out, Base);

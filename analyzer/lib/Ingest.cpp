@@ -8,9 +8,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "pkb/Ingest.h"
+#include "pkb/InputLanguage.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -22,13 +22,6 @@ namespace fs = std::filesystem;
 
 namespace pkb {
 namespace {
-
-std::string lowerExtension(const std::string &Path) {
-  std::string Ext = fs::path(Path).extension().string();
-  for (char &C : Ext)
-    C = static_cast<char>(std::tolower(static_cast<unsigned char>(C)));
-  return Ext;
-}
 
 Diagnostic makeDiag(const std::string &File, const char *Code, Severity Sev,
                     std::string Msg, unsigned Line = 1, unsigned Col = 1) {
@@ -136,19 +129,28 @@ bool isBuildDir(const std::string &Name) {
 } // namespace
 
 InputKind classifyPath(const std::string &Path) {
-  std::string Ext = lowerExtension(Path);
-  if (Ext == ".cu" || Ext == ".cuh" || Ext == ".cpp" || Ext == ".cc" ||
-      Ext == ".h" || Ext == ".hpp")
-    return InputKind::Cuda;
-  if (Ext == ".py")
-    return InputKind::Python;
-  return InputKind::Unsupported;
+  const InputLanguage *L = inputLanguageOf(Path);
+  return L ? L->Kind : InputKind::Unsupported;
+}
+
+Input extractCuda(const std::string &Path, std::string Text) {
+  Input In;
+  In.Path = Path;
+  In.Kind = InputKind::Cuda;
+  CudaUnit U;
+  U.Name = Path;
+  U.Map = identityMap(Path, Text);
+  U.Text = std::move(Text);
+  U.Identity = true;
+  In.Units.push_back(std::move(U));
+  return In;
 }
 
 Input readInput(const std::string &Path, const IngestOptions &Opts) {
   Input In;
   In.Path = Path;
-  In.Kind = classifyPath(Path);
+  const InputLanguage *Lang = inputLanguageOf(Path);
+  In.Kind = Lang ? Lang->Kind : InputKind::Unsupported;
 
   std::error_code EC;
   fs::file_status St = fs::status(Path, EC);
@@ -171,13 +173,13 @@ Input readInput(const std::string &Path, const IngestOptions &Opts) {
                  "cannot read '" + Path + "': not a regular file"));
     return In;
   }
-  if (In.Kind == InputKind::Unsupported) {
+  if (!Lang) {
     std::string Ext = fs::path(Path).extension().string();
-    In.Diags.push_back(makeDiag(
-        Path, "input-unsupported", Severity::Error,
-        "unsupported file type '" +
-            (Ext.empty() ? std::string("(none)") : Ext) +
-            "': expected .cu .cuh .cpp .cc .h .hpp (CUDA) or .py (Python)"));
+    In.Diags.push_back(
+        makeDiag(Path, "input-unsupported", Severity::Error,
+                 "unsupported file type '" +
+                     (Ext.empty() ? std::string("(none)") : Ext) +
+                     "': expected " + expectedExtensionsText()));
     return In;
   }
   uintmax_t Size = fs::file_size(Path, EC);
@@ -250,20 +252,10 @@ Input readInput(const std::string &Path, const IngestOptions &Opts) {
     return In;
   }
 
-  if (In.Kind == InputKind::Python) {
-    Input Py = extractPython(Path, Text);
-    In.Units = std::move(Py.Units);
-    In.HostOps = std::move(Py.HostOps);
-    In.Diags.insert(In.Diags.end(), Py.Diags.begin(), Py.Diags.end());
-    return In;
-  }
-
-  CudaUnit U;
-  U.Name = Path;
-  U.Map = identityMap(Path, Text);
-  U.Text = std::move(Text);
-  U.Identity = true;
-  In.Units.push_back(std::move(U));
+  Input X = Lang->Extract(Path, std::move(Text));
+  In.Units = std::move(X.Units);
+  In.HostOps = std::move(X.HostOps);
+  In.Diags.insert(In.Diags.end(), X.Diags.begin(), X.Diags.end());
   return In;
 }
 

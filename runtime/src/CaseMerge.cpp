@@ -1,10 +1,10 @@
 //===- CaseMerge.cpp - Merging the per-rank results of one case ----------===//
 //
-// mergeCaseResult, mergeCase, foldSanitizer and correctnessOnlyDetail
-// (Session.h): pure C++, in pkb_rtcore, so that every kind of worker (the
-// C++ worker of .cu candidates through CaseMerger, the Python worker of
-// ParallelKernelBench solutions through PkbRun.cpp) is merged by one
-// function.
+// mergeCaseResult, mergeCase, the case merger (CaseMergerOf), foldSanitizer
+// and correctnessOnlyDetail (Session.h): pure C++, in pkb_rtcore, so that
+// every kind of worker (the C++ worker of .cu candidates, keyed by size;
+// the Python worker of ParallelKernelBench solutions in PkbRun.cpp, keyed
+// by shape) is merged by one merger and one function.
 //
 //===----------------------------------------------------------------------===//
 #include "pkb/rt/ResultStore.h"
@@ -184,6 +184,44 @@ nlohmann::json mergeCase(const CaseInfo &I,
                          const std::string &ForcedDetail) {
   return mergeCaseResult(I, RankResults, Forced, ForcedDetail).Record;
 }
+
+template <typename Key>
+Key CaseMergerOf<Key>::collect(int Rank, const nlohmann::json &R) {
+  Key K = KeyOf(R);
+  Partial[K][Rank] = R;
+  return K;
+}
+
+template <typename Key>
+std::optional<CaseResult> CaseMergerOf<Key>::add(int Rank,
+                                                 const nlohmann::json &R) {
+  Key K = collect(Rank, R);
+  auto It = Partial.find(K);
+  if (static_cast<int>(It->second.size()) != World)
+    return std::nullopt;
+  CaseResult C = mergeCaseResult(info(K), It->second);
+  Partial.erase(It);
+  return C;
+}
+
+template <typename Key>
+CaseResult CaseMergerOf<Key>::merge(const Key &K, std::optional<Verdict> Forced,
+                                    const std::string &ForcedDetail) {
+  CaseResult C = mergeCaseResult(info(K), ranks(K), Forced, ForcedDetail);
+  Partial.erase(K);
+  return C;
+}
+
+template <typename Key>
+const std::map<int, nlohmann::json> &
+CaseMergerOf<Key>::ranks(const Key &K) const {
+  static const std::map<int, nlohmann::json> None;
+  auto It = Partial.find(K);
+  return It == Partial.end() ? None : It->second;
+}
+
+template class CaseMergerOf<int64_t>;
+template class CaseMergerOf<std::string>;
 
 void foldSanitizer(CaseResult &C, const std::string &Tool, int Errors,
                    const std::string &Report) {

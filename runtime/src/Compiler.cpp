@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -20,15 +21,13 @@ namespace pkb::rt {
 namespace fs = std::filesystem;
 
 namespace {
-std::string readFile(const fs::path &P, bool *Ok) {
+/// The bytes of P; nullopt when it cannot be opened.
+std::optional<std::string> readFile(const fs::path &P) {
   std::ifstream In(P, std::ios::binary);
-  if (!In) {
-    *Ok = false;
-    return {};
-  }
+  if (!In)
+    return std::nullopt;
   std::ostringstream S;
   S << In.rdbuf();
-  *Ok = true;
   return S.str();
 }
 
@@ -40,10 +39,10 @@ std::string readFile(const fs::path &P, bool *Ok) {
 /// the ABI header and nvcc's identity in the key.
 void hashLocalIncludes(const fs::path &Source, std::set<fs::path> &Seen,
                        std::string *Key) {
-  bool Ok = false;
-  std::string Text = readFile(Source, &Ok);
-  if (!Ok)
+  std::optional<std::string> Read = readFile(Source);
+  if (!Read)
     return;
+  const std::string &Text = *Read;
   static const std::regex Re(R"re(^\s*#\s*include\s*"([^"]+)")re");
   std::istringstream In(Text);
   std::string Line;
@@ -55,8 +54,7 @@ void hashLocalIncludes(const fs::path &Source, std::set<fs::path> &Seen,
     fs::path P = fs::weakly_canonical(Source.parent_path() / M[1].str(), Ec);
     if (Ec || !fs::is_regular_file(P, Ec) || !Seen.insert(P).second)
       continue;
-    bool HOk = false;
-    std::string H = readFile(P, &HOk);
+    std::string H = readFile(P).value_or("");
     *Key += '\0' + P.string() + '\0' + H;
     hashLocalIncludes(P, Seen, Key);
   }
@@ -110,19 +108,18 @@ fs::path defaultCacheDir() {
 CompileResult compileCandidate(const fs::path &Source,
                                const CompileOptions &O) {
   CompileResult R;
-  bool Ok = false;
-  std::string Text = readFile(Source, &Ok);
-  if (!Ok) {
+  std::optional<std::string> Read = readFile(Source);
+  if (!Read) {
     R.Log = fmt::format("cannot read candidate source {}", Source.string());
     return R;
   }
+  const std::string &Text = *Read;
   std::string Nvcc = O.Nvcc.empty() ? findNvcc() : O.Nvcc;
   if (Nvcc.empty()) {
     R.Log = "nvcc not found (set PKB_NVCC, CUDA_PATH or CUDA_HOME)";
     return R;
   }
-  bool AbiOk = false;
-  std::string Abi = readFile(O.AbiInclude / "pkb" / "pkb_abi.h", &AbiOk);
+  std::string Abi = readFile(O.AbiInclude / "pkb" / "pkb_abi.h").value_or("");
   std::vector<std::string> Flags = candidateFlags(O);
   std::string Key = Text + '\0' + Abi + '\0' + Nvcc;
   for (const auto &F : Flags)
@@ -146,8 +143,7 @@ CompileResult compileCandidate(const fs::path &Source,
     R.Ok = true;
     R.Cached = true;
     R.Library = Lib;
-    bool L = false;
-    R.Log = readFile(LogFile, &L);
+    R.Log = readFile(LogFile).value_or("");
     return R;
   }
   auto Run = support::runCapture(Argv);

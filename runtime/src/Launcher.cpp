@@ -131,9 +131,10 @@ std::string tailOf(const fs::path &P, size_t Bytes) {
 
 /// fork+exec one worker. The child gets its own process group, the scratch
 /// directory as cwd, output in Log, no core dumps and bounded files/CPU.
-pid_t spawn(const std::vector<std::string> &Argv,
-            const std::vector<std::string> &Env, const fs::path &Cwd,
-            const fs::path &Log, std::string *Error) {
+/// Returns its pid, or the spawner's Error.
+support::Expected<pid_t> spawn(const std::vector<std::string> &Argv,
+                               const std::vector<std::string> &Env,
+                               const fs::path &Cwd, const fs::path &Log) {
   support::SpawnOptions O;
   O.Argv = Argv;
   O.Env = Env;
@@ -145,10 +146,8 @@ pid_t spawn(const std::vector<std::string> &Argv,
               {RLIMIT_FSIZE, rlim_t(8) << 30},
               {RLIMIT_CPU, 4 * 3600}};
   auto C = support::spawnProcess(O);
-  if (!C) {
-    *Error = C.error().Message;
-    return -1;
-  }
+  if (!C)
+    return C.error();
   return C->Pid;
 }
 } // namespace
@@ -165,14 +164,14 @@ GroupOutcome runWorkerGroup(const GroupSpec &Spec) {
   }
   fs::path Scratch = Dir;
   std::string Socket = (Scratch / "hub.sock").string();
-  std::string Err;
-  int L = listenUnix(Socket, &Err);
-  if (L < 0) {
-    Out.Error = Err;
+  auto Listening = listenUnix(Socket);
+  if (!Listening) {
+    Out.Error = Listening.error().Message;
     Out.Hub.K = HubOutcome::Kind::BootstrapFailed;
-    Out.Hub.Detail = Err;
+    Out.Hub.Detail = Out.Error;
     return Out;
   }
+  int L = *Listening;
   HubOptions HO;
   HO.WorldSize = Spec.WorldSize;
   HO.Config = Spec.Config;
@@ -218,15 +217,14 @@ GroupOutcome runWorkerGroup(const GroupSpec &Spec) {
     Argv.insert(Argv.end(), {"--socket", Socket, "--rank", std::to_string(R),
                              "--world", std::to_string(Spec.WorldSize)});
     auto Env = scrubbedEnvironment(Cwd, Spec.ExtraEnv);
-    pid_t Pid =
-        spawn(Argv, Env, Cwd, Scratch / fmt::format("rank{}.log", R), &Err);
-    if (Pid < 0) {
-      Out.Error = Err;
+    auto Pid = spawn(Argv, Env, Cwd, Scratch / fmt::format("rank{}.log", R));
+    if (!Pid) {
+      Out.Error = Pid.error().Message;
       Spawned = false;
       break;
     }
-    H.adoptChild(R, Pid);
-    Pids.push_back(Pid);
+    H.adoptChild(R, *Pid);
+    Pids.push_back(*Pid);
   }
   if (Spawned) {
     Out.Hub = H.run();

@@ -193,7 +193,13 @@ std::vector<CaseResult> runSolution(const PkbRunOptions &O, const fs::path &Sol,
       ++AlreadyDone;
       continue;
     }
-    Todo.push_back({Key, json::array({D[0], D[1]})});
+    json Shape = json::array({D[0], D[1]});
+    // A shape given twice runs once (as a size given twice in `run`): the
+    // merger merges each case once.
+    if (std::none_of(Todo.begin(), Todo.end(), [&](const CaseKey &C) {
+          return shapeText(C.Shape) == shapeText(Shape);
+        }))
+      Todo.push_back({Key, Shape});
   }
   std::vector<CaseResult> Records;
   if (Todo.empty())
@@ -225,7 +231,29 @@ std::vector<CaseResult> runSolution(const PkbRunOptions &O, const fs::path &Sol,
       {"extensions_dir", Ext.string()}};
   if (!O.Selftest.empty())
     Cfg["selftest"] = O.Selftest;
-  std::map<std::string, std::map<int, json>> ByShape; // shape -> rank -> res
+  // The one case merger (Session.h), keyed by shape text.
+  CaseMergerOf<std::string> Merger(
+      O.WorldSize,
+      [](const json &J) { return shapeText(J.value("shape", json())); },
+      [&](const std::string &S) {
+        auto D = parseShape(S);
+        CaseInfo Info;
+        Info.Problem = fmt::format("pkb-{}", Id);
+        Info.ProblemId = Id;
+        Info.Kernel = Sol.string();
+        Info.KernelHash = Hash;
+        Info.Size = D[0] * D[1];
+        Info.WorldSize = O.WorldSize;
+        Info.Mode = Mode + "|" + S + "|" + O.Dtype; // the result key's mode
+        PkbNvlinkBytes B = pkbNvlinkBytes(
+            Id, {D[0], D[1], pkbDtypeBytes(O.Dtype).value_or(0), O.WorldSize});
+        if (B.Bytes) {
+          Info.Terms = RooflineTerms{*B.Bytes, 0, 0};
+          if (Rates && Rates->NvlinkBytesPerSec > 0)
+            Info.Rates = Rates;
+        }
+        return Info;
+      });
   std::vector<std::string> Logs;
   GroupSpec G;
   G.WorldSize = O.WorldSize;
@@ -236,9 +264,7 @@ std::vector<CaseResult> runSolution(const PkbRunOptions &O, const fs::path &Sol,
   G.BootstrapTimeoutMs = 120000;
   G.ExtraEnv = {{"TORCH_EXTENSIONS_DIR", Ext.string()},
                 {"PYTHONUNBUFFERED", "1"}};
-  G.OnResult = [&](int R, const json &J) {
-    ByShape[shapeText(J.value("shape", json()))][R] = J;
-  };
+  G.OnResult = [&](int R, const json &J) { Merger.collect(R, J); };
   json LoggedVersions; // from a "pkb-versions {...}" log line of any rank
   G.OnLog = [&](int R, const std::string &L) {
     if (L.rfind(kVersionsLogPrefix, 0) == 0) {
@@ -255,7 +281,8 @@ std::vector<CaseResult> runSolution(const PkbRunOptions &O, const fs::path &Sol,
   bool FailureSeen = false;
   for (const auto &C : Todo) {
     std::string S = shapeText(C.Shape);
-    const auto &Ranks = ByShape[S];
+    // Kept past the merge below, which forgets the case.
+    const std::map<int, json> Ranks = Merger.ranks(S);
     // What the ranks said, as the merge below will see it; the launcher's
     // outcome decides whether a verdict is forced on top.
     Verdict V = Verdict::Pass;
@@ -305,26 +332,14 @@ std::vector<CaseResult> runSolution(const PkbRunOptions &O, const fs::path &Sol,
     }
     // The one merge of every worker kind (Session.h): verdict, detail,
     // failure kind, first failing call, slowest rank's timing, speedup.
-    CaseInfo Info;
-    Info.Problem = fmt::format("pkb-{}", Id);
-    Info.ProblemId = Id;
-    Info.Kernel = Sol.string();
-    Info.KernelHash = Hash;
-    Info.Size = C.Shape[0].get<int64_t>() * C.Shape[1].get<int64_t>();
-    Info.WorldSize = O.WorldSize;
-    Info.Mode = Mode + "|" + S + "|" + O.Dtype; // the result key's mode
     // Roofline: NVLink bytes of PKB's reference from the catalogue's byte
-    // model; mergeCaseResult turns them into the floor and the achieved
-    // fraction exactly as for .cu candidates (Roofline.h).
+    // model (also in the merger's CaseInfo above, from which
+    // mergeCaseResult derives the floor and the achieved fraction exactly
+    // as for .cu candidates, Roofline.h).
     PkbNvlinkBytes Bytes = pkbNvlinkBytes(
         Id, {C.Shape[0].get<int64_t>(), C.Shape[1].get<int64_t>(),
              pkbDtypeBytes(O.Dtype).value_or(0), O.WorldSize});
-    if (Bytes.Bytes) {
-      Info.Terms = RooflineTerms{*Bytes.Bytes, 0, 0};
-      if (Rates && Rates->NvlinkBytesPerSec > 0)
-        Info.Rates = Rates;
-    }
-    CaseResult CR = mergeCaseResult(Info, Ranks, Forced, Detail);
+    CaseResult CR = Merger.merge(S, Forced, Detail);
     CR.Mode = Mode;
     json &Rec = CR.Record;
     Rec["mode"] = Mode;

@@ -146,10 +146,10 @@ int runExternal(RunArgs &A, const RankEnv &Env) {
   CaseMerger Merger(Plan, O.Kernels[0], CR.Hash);
   bool AllPass = true;
   if (Env.Rank == 0) {
-    std::string Err;
-    int L = listenUnix(Sock, &Err);
-    if (L < 0)
-      throw std::runtime_error(Err);
+    auto Listening = listenUnix(Sock);
+    if (!Listening)
+      throw std::runtime_error(Listening.error().Message);
+    int L = *Listening;
     Store = std::make_unique<ResultStore>(O.Results);
     HubOptions HO;
     HO.WorldSize = Env.WorldSize;
@@ -176,9 +176,8 @@ int runExternal(RunArgs &A, const RankEnv &Env) {
     });
   }
   HubClient C;
-  std::string Err;
-  if (!C.connect(Sock, Env.Rank, 120000, &Err))
-    throw std::runtime_error(Err);
+  if (auto Connected = C.connect(Sock, Env.Rank, 120000); !Connected)
+    throw std::runtime_error(Connected.error().Message);
   int Rc = runWorker(C);
   if (HubThread)
     HubThread->join();

@@ -246,27 +246,15 @@ CaseInfo RunPlan::caseInfo(const std::string &Kernel, const std::string &Hash,
   return I;
 }
 
-std::optional<CaseResult> CaseMerger::add(int Rank, const nlohmann::json &R) {
-  int64_t Size = R.value("size", int64_t(-1));
-  auto &ByRank = Partial[Size];
-  ByRank[Rank] = R;
-  if (static_cast<int>(ByRank.size()) != Plan.Place.Ranks)
-    return std::nullopt;
-  CaseResult C = mergeCaseResult(info(Size), ByRank);
-  Partial.erase(Size);
-  return C;
-}
-
-CaseResult CaseMerger::force(int64_t Size, Verdict V,
-                             const std::string &Detail) {
-  auto It = Partial.find(Size);
-  CaseResult C = mergeCaseResult(
-      info(Size),
-      It == Partial.end() ? std::map<int, nlohmann::json>{} : It->second, V,
-      Detail);
-  Partial.erase(Size);
-  return C;
-}
+CaseMerger::CaseMerger(const RunPlan &Plan, std::string Kernel,
+                       std::string Hash)
+    : CaseMergerOf<int64_t>(
+          Plan.Place.Ranks,
+          [](const nlohmann::json &R) { return R.value("size", int64_t(-1)); },
+          [&Plan, Kernel = std::move(Kernel),
+           Hash = std::move(Hash)](const int64_t &Size) {
+            return Plan.caseInfo(Kernel, Hash, Size);
+          }) {}
 
 RunSummary runCandidates(const RunOptions &O) {
   RunSummary Sum;

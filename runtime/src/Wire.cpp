@@ -45,17 +45,17 @@ bool readAll(int Fd, char *Data, size_t Size) {
   return true;
 }
 
-bool fillAddr(const std::string &Path, sockaddr_un &A, std::string *Error) {
+/// The address of the Unix socket at Path, or an Error when Path does not
+/// fit into sun_path.
+support::Expected<sockaddr_un> unixAddress(const std::string &Path) {
+  sockaddr_un A;
   std::memset(&A, 0, sizeof(A));
   A.sun_family = AF_UNIX;
-  if (Path.size() >= sizeof(A.sun_path)) {
-    if (Error)
-      *Error =
-          fmt::format("socket path too long ({} bytes): {}", Path.size(), Path);
-    return false;
-  }
+  if (Path.size() >= sizeof(A.sun_path))
+    return support::fail(
+        fmt::format("socket path too long ({} bytes): {}", Path.size(), Path));
   std::memcpy(A.sun_path, Path.c_str(), Path.size() + 1);
-  return true;
+  return A;
 }
 } // namespace
 
@@ -134,32 +134,28 @@ std::optional<Message> recvMessage(int Sock) {
   return M;
 }
 
-int listenUnix(const std::string &Path, std::string *Error) {
-  sockaddr_un A;
-  if (!fillAddr(Path, A, Error))
-    return -1;
+support::Expected<int> listenUnix(const std::string &Path) {
+  auto A = unixAddress(Path);
+  if (!A)
+    return A.error();
   int S = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (S < 0) {
-    if (Error)
-      *Error = fmt::format("socket: {}", std::strerror(errno));
-    return -1;
-  }
+  if (S < 0)
+    return support::fail(fmt::format("socket: {}", std::strerror(errno)));
   ::unlink(Path.c_str());
-  if (::bind(S, reinterpret_cast<sockaddr *>(&A), sizeof(A)) != 0 ||
+  if (::bind(S, reinterpret_cast<const sockaddr *>(&*A), sizeof(*A)) != 0 ||
       ::listen(S, 256) != 0) {
-    if (Error)
-      *Error =
-          fmt::format("cannot listen on {}: {}", Path, std::strerror(errno));
+    std::string Why =
+        fmt::format("cannot listen on {}: {}", Path, std::strerror(errno));
     ::close(S);
-    return -1;
+    return support::fail(std::move(Why));
   }
   return S;
 }
 
-int connectUnix(const std::string &Path, int TimeoutMs, std::string *Error) {
-  sockaddr_un A;
-  if (!fillAddr(Path, A, Error))
-    return -1;
+support::Expected<int> connectUnix(const std::string &Path, int TimeoutMs) {
+  auto A = unixAddress(Path);
+  if (!A)
+    return A.error();
   auto Deadline =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(TimeoutMs);
   int LastErr = 0;
@@ -169,16 +165,14 @@ int connectUnix(const std::string &Path, int TimeoutMs, std::string *Error) {
       LastErr = errno;
       break;
     }
-    if (::connect(S, reinterpret_cast<sockaddr *>(&A), sizeof(A)) == 0)
+    if (::connect(S, reinterpret_cast<const sockaddr *>(&*A), sizeof(*A)) == 0)
       return S;
     LastErr = errno;
     ::close(S);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   } while (std::chrono::steady_clock::now() < Deadline);
-  if (Error)
-    *Error =
-        fmt::format("cannot connect to {}: {}", Path, std::strerror(LastErr));
-  return -1;
+  return support::fail(
+      fmt::format("cannot connect to {}: {}", Path, std::strerror(LastErr)));
 }
 
 } // namespace pkb::rt

@@ -14,28 +14,23 @@
 
 namespace pkb::rt {
 
-bool HubClient::connect(const std::string &Socket, int R, int TimeoutMs,
-                        std::string *Error) {
+support::Expected<void> HubClient::connect(const std::string &Socket, int R,
+                                           int TimeoutMs) {
   Rank = R;
-  Fd = connectUnix(Socket, TimeoutMs, Error);
-  if (Fd < 0)
-    return false;
+  auto S = connectUnix(Socket, TimeoutMs);
+  if (!S)
+    return S.error();
+  Fd = *S;
   nlohmann::json Hello = {{"rank", R}, {"pid", ::getpid()}};
-  if (!sendMessage(Fd, {MsgType::Hello, Hello.dump(), {}})) {
-    *Error = "cannot send hello to the hub";
-    return false;
-  }
+  if (!sendMessage(Fd, {MsgType::Hello, Hello.dump(), {}}))
+    return support::fail("cannot send hello to the hub");
   auto M = recvMessage(Fd);
-  if (!M || M->Type != MsgType::Config) {
-    *Error = "the hub sent no configuration";
-    return false;
-  }
+  if (!M || M->Type != MsgType::Config)
+    return support::fail("the hub sent no configuration");
   Config = nlohmann::json::parse(M->Payload, nullptr, false);
-  if (!Config.is_object()) {
-    *Error = "the hub sent a malformed configuration";
-    return false;
-  }
-  return true;
+  if (!Config.is_object())
+    return support::fail("the hub sent a malformed configuration");
+  return {};
 }
 
 HubClient::~HubClient() {
@@ -110,9 +105,9 @@ int runWorker(HubClient &C) {
 
 int workerMain(const std::string &Socket, int Rank, int World) {
   HubClient C;
-  std::string Err;
-  if (!C.connect(Socket, Rank, 60000, &Err)) {
-    fmt::print(stderr, "pkbcheck worker {}: {}\n", Rank, Err);
+  if (auto Connected = C.connect(Socket, Rank, 60000); !Connected) {
+    fmt::print(stderr, "pkbcheck worker {}: {}\n", Rank,
+               Connected.error().Message);
     return 2;
   }
   if (C.worldSize() != World) {

@@ -4,6 +4,7 @@
 #include "CompileDb.h"
 #include "Output.h"
 #include "ProcessPool.h"
+#include "TestUtil.h"
 
 #include <gtest/gtest.h>
 
@@ -16,28 +17,29 @@
 
 namespace fs = std::filesystem;
 using namespace pkb;
+using pkb::test::ok;
 
 TEST(WorldSizes, ParsesSingleListAndRange) {
   std::vector<unsigned> W;
   std::string E;
-  ASSERT_TRUE(parseWorldSizes("4", W, E));
+  ASSERT_TRUE(ok(parseWorldSizes("4"), W, E));
   EXPECT_EQ(W, (std::vector<unsigned>{4}));
-  ASSERT_TRUE(parseWorldSizes("2,4,8", W, E));
+  ASSERT_TRUE(ok(parseWorldSizes("2,4,8"), W, E));
   EXPECT_EQ(W, (std::vector<unsigned>{2, 4, 8}));
-  ASSERT_TRUE(parseWorldSizes("2-5", W, E));
+  ASSERT_TRUE(ok(parseWorldSizes("2-5"), W, E));
   EXPECT_EQ(W, (std::vector<unsigned>{2, 3, 4, 5}));
-  ASSERT_TRUE(parseWorldSizes("2,6-7", W, E));
+  ASSERT_TRUE(ok(parseWorldSizes("2,6-7"), W, E));
   EXPECT_EQ(W, (std::vector<unsigned>{2, 6, 7}));
 }
 
 TEST(WorldSizes, RejectsMalformed) {
   std::vector<unsigned> W;
   std::string E;
-  EXPECT_FALSE(parseWorldSizes("", W, E));
-  EXPECT_FALSE(parseWorldSizes("0", W, E));
-  EXPECT_FALSE(parseWorldSizes("8-2", W, E));
-  EXPECT_FALSE(parseWorldSizes("two", W, E));
-  EXPECT_FALSE(parseWorldSizes("4,", W, E));
+  EXPECT_FALSE(ok(parseWorldSizes(""), W, E));
+  EXPECT_FALSE(ok(parseWorldSizes("0"), W, E));
+  EXPECT_FALSE(ok(parseWorldSizes("8-2"), W, E));
+  EXPECT_FALSE(ok(parseWorldSizes("two"), W, E));
+  EXPECT_FALSE(ok(parseWorldSizes("4,"), W, E));
   EXPECT_NE(E.find("invalid world size"), std::string::npos);
 }
 

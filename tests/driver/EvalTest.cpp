@@ -51,14 +51,13 @@ TEST(ProblemCatalogue, AllParallelKernelBenchProblems) {
 }
 
 TEST(Eval, Shard) {
-  unsigned I = 9, N = 9;
-  std::string E;
-  ASSERT_TRUE(parseShard("2/4", I, N, E));
-  EXPECT_EQ(I, 1u);
-  EXPECT_EQ(N, 4u);
-  EXPECT_FALSE(parseShard("0/4", I, N, E));
-  EXPECT_FALSE(parseShard("5/4", I, N, E));
-  EXPECT_FALSE(parseShard("x", I, N, E));
+  auto S = parseShard("2/4");
+  ASSERT_TRUE(S);
+  EXPECT_EQ(S->Index0, 1u);
+  EXPECT_EQ(S->Count, 4u);
+  EXPECT_FALSE(parseShard("0/4"));
+  EXPECT_FALSE(parseShard("5/4"));
+  EXPECT_FALSE(parseShard("x"));
 }
 
 TEST(Eval, CandidateSet) {

@@ -27,6 +27,7 @@
 namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace pkb;
+using pkb::test::ok;
 
 namespace {
 
@@ -116,18 +117,18 @@ TEST(Sarif, DefaultDocsUrlIsThisTreesCheckersMd) {
 TEST(Sarif, DocsUrlFromOptionEnvOrDefault) {
   std::string Out, Err;
   ::unsetenv("PKBCHECK_DOCS_URL");
-  ASSERT_TRUE(resolveDocsUrl("", Out, Err));
+  ASSERT_TRUE(ok(resolveDocsUrl(""), Out, Err));
   EXPECT_EQ(Out, defaultDocsUrl());
   ::setenv("PKBCHECK_DOCS_URL", "https://env.example/checkers.md#x", 1);
-  ASSERT_TRUE(resolveDocsUrl("", Out, Err));
+  ASSERT_TRUE(ok(resolveDocsUrl(""), Out, Err));
   EXPECT_EQ(Out, "https://env.example/checkers.md");
-  ASSERT_TRUE(resolveDocsUrl("https://opt.example/c.md", Out, Err));
+  ASSERT_TRUE(ok(resolveDocsUrl("https://opt.example/c.md"), Out, Err));
   EXPECT_EQ(Out, "https://opt.example/c.md");
-  EXPECT_FALSE(resolveDocsUrl("docs/checkers.md", Out, Err));
+  EXPECT_FALSE(ok(resolveDocsUrl("docs/checkers.md"), Out, Err));
   EXPECT_NE(Err.find("--docs-url 'docs/checkers.md' is not an absolute URI"),
             std::string::npos);
   ::setenv("PKBCHECK_DOCS_URL", "relative/c.md", 1);
-  EXPECT_FALSE(resolveDocsUrl("", Out, Err));
+  EXPECT_FALSE(ok(resolveDocsUrl(""), Out, Err));
   EXPECT_NE(Err.find("PKBCHECK_DOCS_URL"), std::string::npos);
   ::unsetenv("PKBCHECK_DOCS_URL");
 }
@@ -298,12 +299,12 @@ TEST(OutputFile, ReplacesTheFileOnlyAtCommit) {
   {
     OutputFile O;
     std::string Err;
-    ASSERT_TRUE(O.open(F.string(), Err)) << Err;
+    ASSERT_TRUE(ok(O.open(F.string()), Err)) << Err;
     EXPECT_TRUE(O.atomic());
     O.stream() << std::string(200000, 'x'); // more than one buffer
     O.stream().flush();
     EXPECT_EQ(pkb::test::slurp(F), "old"); // not replaced yet
-    ASSERT_TRUE(O.commit(Err)) << Err;
+    ASSERT_TRUE(ok(O.commit(), Err)) << Err;
   }
   EXPECT_EQ(pkb::test::slurp(F), std::string(200000, 'x'));
   struct stat St{};
@@ -312,7 +313,7 @@ TEST(OutputFile, ReplacesTheFileOnlyAtCommit) {
   {
     OutputFile O;
     std::string Err;
-    ASSERT_TRUE(O.open(F.string(), Err)) << Err;
+    ASSERT_TRUE(ok(O.open(F.string()), Err)) << Err;
     O.stream() << "half";
     O.stream().flush();
   } // no commit: as if the run died
@@ -332,9 +333,9 @@ TEST(OutputFile, WritesThroughSymlinksToTheTarget) {
   fs::create_symlink("target.json", D / "link.json");
   OutputFile O;
   std::string Err;
-  ASSERT_TRUE(O.open((D / "link.json").string(), Err)) << Err;
+  ASSERT_TRUE(ok(O.open((D / "link.json").string()), Err)) << Err;
   O.stream() << "new";
-  ASSERT_TRUE(O.commit(Err)) << Err;
+  ASSERT_TRUE(ok(O.commit(), Err)) << Err;
   EXPECT_TRUE(fs::is_symlink(D / "link.json"));
   EXPECT_EQ(pkb::test::slurp(D / "target.json"), "new");
   fs::remove_all(D);
@@ -344,34 +345,34 @@ TEST(OutputFile, ReportsWriteErrorsWithTheReason) {
   {
     OutputFile O;
     std::string Err;
-    ASSERT_TRUE(O.open("/dev/full", Err)) << Err;
+    ASSERT_TRUE(ok(O.open("/dev/full"), Err)) << Err;
     EXPECT_FALSE(O.atomic());
     O.stream() << "{}";
     O.stream().flush();
     EXPECT_TRUE(O.failed());
-    EXPECT_FALSE(O.commit(Err));
+    EXPECT_FALSE(ok(O.commit(), Err));
     EXPECT_EQ(Err, "cannot write '/dev/full': No space left on device");
   }
   {
     OutputFile O;
     std::string Err;
-    EXPECT_FALSE(O.open("/nonexistent-dir-pkb/x.sarif", Err));
+    EXPECT_FALSE(ok(O.open("/nonexistent-dir-pkb/x.sarif"), Err));
     EXPECT_EQ(Err, "cannot write '/nonexistent-dir-pkb/x.sarif': No such "
                    "file or directory");
   }
   {
     OutputFile O;
     std::string Err;
-    EXPECT_FALSE(O.open(fs::temp_directory_path().string(), Err));
+    EXPECT_FALSE(ok(O.open(fs::temp_directory_path().string()), Err));
     EXPECT_NE(Err.find("Is a directory"), std::string::npos) << Err;
   }
   {
     OutputFile O; // /dev/null is a character device: written directly
     std::string Err;
-    ASSERT_TRUE(O.open("/dev/null", Err)) << Err;
+    ASSERT_TRUE(ok(O.open("/dev/null"), Err)) << Err;
     EXPECT_FALSE(O.atomic());
     O.stream() << "x";
-    EXPECT_TRUE(O.commit(Err)) << Err;
+    EXPECT_TRUE(ok(O.commit(), Err)) << Err;
   }
 }
 

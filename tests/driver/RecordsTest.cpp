@@ -26,6 +26,7 @@
 namespace fs = std::filesystem;
 using namespace pkb;
 using nlohmann::json;
+using pkb::test::errorOf;
 
 namespace {
 
@@ -114,8 +115,8 @@ TEST(EvalRecord, JsonRoundTrip) {
   B.Dynamic.Speedup = 1.25;
   B.Dynamic.Cases = json::array({{{"size", 1024}, {"verdict", "pass"}}});
   json BJ = toJson(B);
-  std::string Why;
-  EXPECT_TRUE(validateEvalRecord(BJ, Why)) << Why;
+  auto Valid = validateEvalRecord(BJ);
+  EXPECT_TRUE(Valid) << errorOf(Valid);
   EXPECT_EQ(BJ["schema"], "pkbcheck-eval/1");
   EXPECT_EQ(BJ["dynamic"]["speedup"], 1.25);
   EXPECT_EQ(toJson(evalRecordFromJson(BJ)), BJ);
@@ -125,28 +126,29 @@ TEST(EvalRecord, JsonRoundTrip) {
 namespace {
 
 std::string why(const json &Record) {
-  std::string Why;
-  EXPECT_FALSE(parseEvalRecord(Record.dump(), Why)) << Record.dump();
-  return Why;
+  auto P = parseEvalRecord(Record.dump());
+  EXPECT_FALSE(P) << Record.dump();
+  return errorOf(P);
 }
 
 } // namespace
 
 TEST(Records, ValidRecordRoundTrips) {
-  std::string Why;
   json R = goodRecord();
-  auto P = parseEvalRecord(R.dump(), Why);
-  ASSERT_TRUE(P) << Why;
+  auto P = parseEvalRecord(R.dump());
+  ASSERT_TRUE(P) << errorOf(P);
   EXPECT_EQ(*P, R);
 
   fs::path D = tempDir("roundtrip");
   fs::path F = D / "r.jsonl";
   {
     JsonlAppender A;
-    std::string Error;
-    ASSERT_TRUE(A.open(F.string(), Error)) << Error;
-    ASSERT_TRUE(A.append(R, Error)) << Error;
-    ASSERT_TRUE(A.append(goodRecord("b.cu"), Error)) << Error;
+    auto Opened = A.open(F.string());
+    ASSERT_TRUE(Opened) << errorOf(Opened);
+    auto First = A.append(R);
+    ASSERT_TRUE(First) << errorOf(First);
+    auto Second = A.append(goodRecord("b.cu"));
+    ASSERT_TRUE(Second) << errorOf(Second);
   }
   std::vector<json> Out;
   std::ostringstream Log;
@@ -201,18 +203,21 @@ TEST(Records, WrongTypesNameTheField) {
   R["schema"] = "pkbcheck-eval/2";
   EXPECT_EQ(why(R), "schema 'pkbcheck-eval/2' is not pkbcheck-eval/1");
 
-  std::string Why;
-  EXPECT_FALSE(parseEvalRecord("[1, 2]", Why));
-  EXPECT_EQ(Why, "not a JSON object");
-  EXPECT_FALSE(parseEvalRecord("{\"candidate\": \"a.cu\", \"sta", Why));
-  EXPECT_NE(Why.find("truncated"), std::string::npos) << Why;
-  EXPECT_FALSE(parseEvalRecord(std::string(100000, '['), Why));
-  EXPECT_EQ(Why, "JSON nested deeper than 128 levels");
+  auto P = parseEvalRecord("[1, 2]");
+  EXPECT_FALSE(P);
+  EXPECT_EQ(errorOf(P), "not a JSON object");
+  P = parseEvalRecord("{\"candidate\": \"a.cu\", \"sta");
+  EXPECT_FALSE(P);
+  EXPECT_NE(errorOf(P).find("truncated"), std::string::npos) << errorOf(P);
+  P = parseEvalRecord(std::string(100000, '['));
+  EXPECT_FALSE(P);
+  EXPECT_EQ(errorOf(P), "JSON nested deeper than 128 levels");
   // Unknown fields are allowed, null problem too.
   R = goodRecord();
   R["extra"] = {{"anything", json::array({1, "x"})}};
   R["problem"] = nullptr;
-  EXPECT_TRUE(parseEvalRecord(R.dump(), Why)) << Why;
+  P = parseEvalRecord(R.dump());
+  EXPECT_TRUE(P) << errorOf(P);
 }
 
 TEST(Records, TruncatedLastLineIsSkippedAndNextAppendSurvives) {
@@ -225,9 +230,10 @@ TEST(Records, TruncatedLastLineIsSkippedAndNextAppendSurvives) {
   }
   {
     JsonlAppender A;
-    std::string Error;
-    ASSERT_TRUE(A.open(F.string(), Error)) << Error;
-    ASSERT_TRUE(A.append(goodRecord("b.cu"), Error)) << Error;
+    auto Opened = A.open(F.string());
+    ASSERT_TRUE(Opened) << errorOf(Opened);
+    auto Appended = A.append(goodRecord("b.cu"));
+    ASSERT_TRUE(Appended) << errorOf(Appended);
   }
   std::vector<json> Out;
   std::ostringstream Log;
@@ -242,8 +248,7 @@ TEST(Records, TruncatedLastLineIsSkippedAndNextAppendSurvives) {
   auto Size = fs::file_size(F);
   {
     JsonlAppender A;
-    std::string Error;
-    ASSERT_TRUE(A.open(F.string(), Error));
+    ASSERT_TRUE(A.open(F.string()));
   }
   EXPECT_EQ(fs::file_size(F), Size);
   fs::remove_all(D);
@@ -256,10 +261,10 @@ TEST(Records, ReadErrors) {
   EXPECT_EQ(Log.str(), "pkbcheck: error: cannot read '/nonexistent/r.jsonl': "
                        "No such file or directory\n");
   JsonlAppender A;
-  std::string Error;
-  EXPECT_FALSE(A.open("/nonexistent/r.jsonl", Error));
-  EXPECT_EQ(Error, "No such file or directory");
-  EXPECT_FALSE(A.append(goodRecord(), Error));
+  auto Opened = A.open("/nonexistent/r.jsonl");
+  EXPECT_FALSE(Opened);
+  EXPECT_EQ(errorOf(Opened), "No such file or directory");
+  EXPECT_FALSE(A.append(goodRecord()));
 }
 
 TEST(Records, BundledResultsFileIsValid) {
@@ -437,10 +442,11 @@ TEST(Records, EvalReportsAFullDisk) {
     GTEST_SKIP() << "no /dev/full";
   // /dev/full accepts open() and fails every write with ENOSPC.
   JsonlAppender A;
-  std::string Error;
-  ASSERT_TRUE(A.open("/dev/full", Error)) << Error;
-  EXPECT_FALSE(A.append(goodRecord(), Error));
-  EXPECT_EQ(Error, "No space left on device");
+  auto Opened = A.open("/dev/full");
+  ASSERT_TRUE(Opened) << errorOf(Opened);
+  auto Appended = A.append(goodRecord());
+  EXPECT_FALSE(Appended);
+  EXPECT_EQ(errorOf(Appended), "No space left on device");
 }
 
 TEST(Records, ReportCommandWarnsAndExitsZero) {

@@ -2,11 +2,14 @@
 #ifndef PKB_TESTS_DRIVER_TESTUTIL_H
 #define PKB_TESTS_DRIVER_TESTUTIL_H
 
+#include "pkb/support/Expected.h"
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <unistd.h>
+#include <utility>
 
 namespace pkb::test {
 
@@ -26,6 +29,28 @@ inline std::filesystem::path freshTempDir(const std::string &Name) {
   std::filesystem::remove_all(D);
   std::filesystem::create_directories(D);
   return D;
+}
+
+/// The message of \p R's error; "" when it holds a value.
+template <typename T> std::string errorOf(const pkb::support::Expected<T> &R) {
+  return R ? std::string() : R.error().Message;
+}
+
+/// Adapts an Expected<void> to the tests' bool checks: true on success,
+/// else false with \p Err set to the message.
+inline bool ok(const pkb::support::Expected<void> &R, std::string &Err) {
+  Err = errorOf(R);
+  return static_cast<bool>(R);
+}
+
+/// As above, and the value goes to \p Out on success.
+template <typename T>
+bool ok(pkb::support::Expected<T> R, T &Out, std::string &Err) {
+  Err = errorOf(R);
+  if (!R)
+    return false;
+  Out = std::move(*R);
+  return true;
 }
 
 } // namespace pkb::test

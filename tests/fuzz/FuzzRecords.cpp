@@ -38,16 +38,15 @@ const std::string &scratchFile() {
 }
 
 void checkLine(std::string_view Line) {
-  std::string Why;
-  std::optional<json> R = pkb::parseEvalRecord(Line, Why);
+  auto R = pkb::parseEvalRecord(Line);
   if (!R) {
-    if (Why.empty())
+    if (R.error().Message.empty())
       fail("rejected without a reason", std::string(Line));
     return;
   }
   std::string Again = R->dump(-1, ' ', false, json::error_handler_t::replace);
-  if (!pkb::parseEvalRecord(Again, Why))
-    fail("a valid record does not survive a round trip", Why);
+  if (auto Back = pkb::parseEvalRecord(Again); !Back)
+    fail("a valid record does not survive a round trip", Back.error().Message);
 }
 } // namespace
 
@@ -83,10 +82,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   // Appending after the input never glues a record onto its last line.
   {
     pkb::JsonlAppender A;
-    std::string Error;
     json Rec = {{"candidate", "fuzz.cu"}, {"static", json::object()}};
-    if (!A.open(scratchFile(), Error) || !A.append(Rec, Error))
-      fail("append failed", Error);
+    auto Opened = A.open(scratchFile());
+    auto Appended = Opened ? A.append(Rec) : Opened;
+    if (!Appended)
+      fail("append failed", Appended.error().Message);
   }
   std::vector<json> After;
   if (!pkb::readEvalRecords(scratchFile(), After, Log) || After.empty() ||

@@ -6,7 +6,7 @@
 //
 // Runs the pipeline of tests/corpus/CorpusCheckTest.cpp (readInput ->
 // buildModels with the bundled shims -> every checker) on each file in its own
-// forked child (analyzer/driver/ProcessPool.h), then prints precision and
+// forked child (app/ProcessPool.h), then prints precision and
 // recall against the `expect:` annotations (corpus) or the mutation score of
 // the correct files (mutate). See docs/accuracy.md.
 //

@@ -234,6 +234,45 @@ TEST(CaseMerger, MergesWhenEveryRankReported) {
   EXPECT_TRUE(M.partial().empty());
 }
 
+// The same merger keyed otherwise: ParallelKernelBench cases by shape text
+// (PkbRun.cpp), collected first and merged once with the launcher's verdict.
+TEST(CaseMerger, KeyedByShapeCollectsThenMergesOnce) {
+  CaseMergerOf<std::string> M(
+      2, [](const nlohmann::json &J) { return J.value("shape", ""); },
+      [](const std::string &S) {
+        CaseInfo I;
+        I.Problem = "pkb-13";
+        I.ProblemId = 13;
+        I.Kernel = "13_x.py";
+        I.KernelHash = "h";
+        I.Size = S == "2x4" ? 8 : 0;
+        I.WorldSize = 2;
+        I.Mode = "pkb-eager|" + S + "|bfloat16";
+        return I;
+      });
+  EXPECT_EQ(M.collect(0, {{"shape", "2x4"}, {"verdict", "pass"}}), "2x4");
+  EXPECT_EQ(M.collect(1, {{"shape", "2x4"},
+                          {"verdict", "wrong-output"},
+                          {"detail", "3 wrong"},
+                          {"first_failing_call", 2}}),
+            "2x4");
+  EXPECT_EQ(M.ranks("2x4").size(), 2u);
+  EXPECT_TRUE(M.ranks("9x9").empty());
+  CaseResult C = M.merge("2x4");
+  EXPECT_EQ(C.V, Verdict::WrongOutput);
+  EXPECT_EQ(C.Detail, "rank 1: 3 wrong");
+  EXPECT_EQ(C.FirstFailingCall, 2);
+  EXPECT_EQ(C.Size, 8);
+  EXPECT_EQ(C.Record["key"], "pkb-13|h|8|2|pkb-eager|2x4|bfloat16");
+  EXPECT_TRUE(M.partial().empty());
+  // A case the group died in: one rank's result, the launcher's verdict.
+  M.collect(0, {{"shape", "2x4"}, {"verdict", "pass"}});
+  CaseResult D = M.merge("2x4", Verdict::Deadlock, "call 1 timed out");
+  EXPECT_EQ(D.V, Verdict::Deadlock);
+  EXPECT_EQ(D.Detail, "call 1 timed out");
+  EXPECT_TRUE(M.partial().empty());
+}
+
 // A plugged worker command: the launcher runs it per rank with the hub
 // arguments appended (here the C++ fake worker through a shell wrapper).
 TEST(PluggedWorker, CommandReceivesHubArguments) {

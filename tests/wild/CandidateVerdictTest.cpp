@@ -3,7 +3,7 @@
 // The "static against GPU verdicts" measurement of docs/accuracy.md. Every
 // .cu file of kernels/candidates/, kernels/candidates/buggy/ and
 // runtime/testdata/ has a row in tests/wild/gpu-verdicts.tsv: its GPU
-// class (the classes of `pkbcheck eval`, analyzer/driver/Eval.cpp) and the
+// class (the classes of `pkbcheck eval`, app/Eval.cpp) and the
 // run that produced it. One test per row runs `pkbcheck check FILE
 // --format json` with default options:
 //   * pass            -> no Error-level finding;
@@ -73,7 +73,7 @@ std::map<std::string, std::string> disagreements() {
 }
 
 /// Check-ID prefixes that explain a failure class: the mapping of
-/// explainingPrefixes() in analyzer/driver/Eval.cpp (keep them equal).
+/// explainingPrefixes() in app/Eval.cpp (keep them equal).
 std::vector<std::string> explaining(const std::string &Class) {
   if (Class == "deadlock")
     return {"BAR-001", "BAR-002", "BAR-005", "SIG-001",

@@ -20,7 +20,9 @@ namespace pkb {
 /// How an input file is read.
 enum class InputKind { Cuda, Python, Unsupported };
 
-/// Classifies by extension: .cu .cuh .cpp .cc .h .hpp -> Cuda; .py -> Python.
+/// Classifies by extension, case-insensitively, through the input-language
+/// registry (pkb/InputLanguage.h): .cu .cuh .cpp .cc .h .hpp -> Cuda; .py ->
+/// Python; anything else -> Unsupported.
 InputKind classifyPath(const std::string &Path);
 
 /// Maps offsets in an extracted CUDA text back to (line, col) in the original
@@ -67,9 +69,9 @@ private:
 
 /// One CUDA translation unit extracted from an input.
 struct CudaUnit {
-  std::string Name; ///< e.g. "kernel.cu" or "model.py:CUDA_SRC@12"
-  std::string Text; ///< CUDA source to parse.
-  SourceMap Map;    ///< Extracted -> original positions.
+  std::string Name;      ///< e.g. "kernel.cu" or "model.py:CUDA_SRC@12"
+  std::string Text;      ///< CUDA source to parse.
+  SourceMap Map;         ///< Extracted -> original positions.
   bool Identity = false; ///< True for .cu files (positions map 1:1).
 };
 
@@ -87,11 +89,14 @@ struct IngestOptions {
   size_t MaxBytes = 16u << 20; ///< Larger files get "input-too-large".
 };
 
-/// Reads one file. Never throws; problems become Diags (file and line).
+/// Reads one file and hands its text to the extractor of its input language
+/// (pkb/InputLanguage.h). Never throws; problems become Diags (file and
+/// line).
 Input readInput(const std::string &Path, const IngestOptions &Opts = {});
 
-/// Extracts CUDA units and host operations from Python source text. Exposed
-/// for tests; readInput calls it for .py files.
+/// Extracts CUDA units and host operations from Python source text: the
+/// extractor of the Python input language (pkb/InputLanguage.h). Exposed
+/// for tests.
 Input extractPython(const std::string &Path, const std::string &Text);
 
 /// Expands files and directories (recursively, sorted, skipping hidden

@@ -49,7 +49,8 @@ struct PkbRunOptions {
   std::string Selftest; ///< protocol self-test mode of the worker (tests)
   bool Quiet = false;   ///< no table on stdout
   /// When set, every case written is also appended here, typed (merged by
-  /// mergeCaseResult, like .cu cases; CaseResult::Record is the record).
+  /// the case merger CaseMergerOf, like .cu cases; CaseResult::Record is the
+  /// record).
   std::vector<CaseResult> *Collect = nullptr;
 };
 

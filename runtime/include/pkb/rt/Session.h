@@ -5,7 +5,8 @@
 //   planRun      RunOptions -> RunPlan: placement, mode, sizes, deadlines and
 //                the base WorkerConfig (one set of defaults, WorkerConfig.h)
 //   CaseMerger   per-rank results -> one typed CaseResult per case (with its
-//                JSONL record)
+//                JSONL record); CaseMergerOf<Key> is the same merger for
+//                cases keyed otherwise (PKB solutions: by shape)
 //   runCandidates  compiles each candidate, skips cases already in the
 //                results file, starts worker groups (relaunching after a
 //                fatal case so that the remaining sizes run on clean GPUs),
@@ -27,6 +28,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -196,32 +198,61 @@ struct RunPlan {
 /// too many ranks, --graph with --oversubscribe, invalid size, no kernel).
 RunPlan planRun(const RunOptions &O, int ExternalWorld = 0);
 
-/// Collects the per-rank results of one candidate's groups and merges each
-/// case once every rank has reported it.
-class CaseMerger {
+/// The one case merger of every worker kind: collects the per-rank results
+/// of one candidate's worker groups, keyed by case, and merges each case
+/// once through mergeCaseResult. Key is the size (int64_t) for the C++
+/// worker of .cu candidates (CaseMerger) and the shape text ("1024x1024")
+/// for the Python worker of ParallelKernelBench solutions (PkbRun.cpp).
+template <typename Key> class CaseMergerOf {
 public:
-  CaseMerger(const RunPlan &Plan, std::string Kernel, std::string Hash)
-      : Plan(Plan), Kernel(std::move(Kernel)), Hash(std::move(Hash)) {}
-  /// Adds rank Rank's result R (with "size"); returns the merged case when
-  /// it completes the case.
+  /// The case a rank's result belongs to (its "size" or "shape").
+  using KeyOfResult = std::function<Key(const nlohmann::json &)>;
+  /// Everything the record of a case needs.
+  using InfoOfKey = std::function<CaseInfo(const Key &)>;
+
+  /// A merger for World ranks.
+  CaseMergerOf(int World, KeyOfResult KeyOf, InfoOfKey InfoOf)
+      : World(World), KeyOf(std::move(KeyOf)), InfoOf(std::move(InfoOf)) {}
+  /// Keeps rank Rank's result R until its case is merged; returns its key.
+  Key collect(int Rank, const nlohmann::json &R);
+  /// collect(), then the merged case when R completes it (every rank has
+  /// reported); the case is forgotten then.
   std::optional<CaseResult> add(int Rank, const nlohmann::json &R);
-  /// Merges Size with what its ranks sent so far and a forced verdict.
-  CaseResult force(int64_t Size, Verdict V, const std::string &Detail);
+  /// Merges K with what its ranks sent so far and, when set, a verdict the
+  /// launcher observed (mergeCaseResult); forgets K.
+  CaseResult merge(const Key &K, std::optional<Verdict> Forced = std::nullopt,
+                   const std::string &ForcedDetail = "");
+  /// merge(K, V, Detail).
+  CaseResult force(const Key &K, Verdict V, const std::string &Detail) {
+    return merge(K, V, Detail);
+  }
+  /// What the ranks sent so far for K (empty when nothing).
+  const std::map<int, nlohmann::json> &ranks(const Key &K) const;
   /// What the ranks sent so far for the cases not yet merged.
-  const std::map<int64_t, std::map<int, nlohmann::json>> &partial() const {
+  const std::map<Key, std::map<int, nlohmann::json>> &partial() const {
     return Partial;
   }
-  /// Forgets the partial results of Size.
-  void drop(int64_t Size) { Partial.erase(Size); }
-  /// The CaseInfo of Size.
-  CaseInfo info(int64_t Size) const {
-    return Plan.caseInfo(Kernel, Hash, Size);
-  }
+  /// Forgets the partial results of K.
+  void drop(const Key &K) { Partial.erase(K); }
+  /// The CaseInfo of K.
+  CaseInfo info(const Key &K) const { return InfoOf(K); }
 
 private:
-  const RunPlan &Plan;
-  std::string Kernel, Hash;
-  std::map<int64_t, std::map<int, nlohmann::json>> Partial;
+  int World;
+  KeyOfResult KeyOf;
+  InfoOfKey InfoOf;
+  std::map<Key, std::map<int, nlohmann::json>> Partial;
+};
+
+extern template class CaseMergerOf<int64_t>;
+extern template class CaseMergerOf<std::string>;
+
+/// The merger of one .cu candidate of a run: cases keyed by the results'
+/// "size", described by Plan.caseInfo(Kernel, Hash, size).
+class CaseMerger : public CaseMergerOf<int64_t> {
+public:
+  /// Plan must outlive the merger.
+  CaseMerger(const RunPlan &Plan, std::string Kernel, std::string Hash);
 };
 
 /// Runs every candidate on every size. Throws std::runtime_error on usage

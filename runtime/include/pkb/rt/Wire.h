@@ -11,6 +11,8 @@
 #ifndef PKB_RT_WIRE_H
 #define PKB_RT_WIRE_H
 
+#include "pkb/support/Expected.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -48,11 +50,14 @@ bool sendMessage(int Sock, const Message &M);
 std::optional<Message> recvMessage(int Sock);
 
 /// Creates, binds and listens on a Unix socket at Path (unlinking a stale
-/// one). Returns the fd or -1 with Error set.
-int listenUnix(const std::string &Path, std::string *Error);
+/// one). Returns the fd (owned by the caller), or an Error ("socket path too
+/// long (N bytes): PATH", "cannot listen on PATH: <strerror>").
+support::Expected<int> listenUnix(const std::string &Path);
 
-/// Connects to Path, retrying every 20 ms for up to TimeoutMs. -1 on failure.
-int connectUnix(const std::string &Path, int TimeoutMs, std::string *Error);
+/// Connects to Path, retrying every 20 ms for up to TimeoutMs. Returns the
+/// fd (owned by the caller), or an Error ("cannot connect to PATH:
+/// <strerror>").
+support::Expected<int> connectUnix(const std::string &Path, int TimeoutMs);
 
 } // namespace pkb::rt
 

@@ -23,6 +23,8 @@
 #ifndef PKB_RT_WORKER_H
 #define PKB_RT_WORKER_H
 
+#include "pkb/support/Expected.h"
+
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -36,9 +38,9 @@ namespace pkb::rt {
 class HubClient {
 public:
   /// Connects (retrying up to TimeoutMs), says hello, reads the config.
-  /// Returns false with *Error set on failure.
-  bool connect(const std::string &Socket, int Rank, int TimeoutMs,
-               std::string *Error);
+  /// Returns an Error saying which step failed.
+  support::Expected<void> connect(const std::string &Socket, int Rank,
+                                  int TimeoutMs);
   ~HubClient();
   const nlohmann::json &config() const { return Config; }
   int rank() const { return Rank; }

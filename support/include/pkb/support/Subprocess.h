@@ -1,7 +1,7 @@
 //===- pkb/support/Subprocess.h - Starting and ending children --*- C++ -*-===//
 //
 // The one fork/exec helper of the project: the per-file analysis children
-// (analyzer/driver/ProcessPool.cpp), nvcc (runtime/src/Compiler.cpp) and
+// (app/ProcessPool.cpp), nvcc (runtime/src/Compiler.cpp) and
 // the workers (runtime/src/Launcher.cpp) are started, limited, waited for
 // and killed through it. Every child gets its own process group (set in
 // the child and in the parent, so kill(-pid) never races), stdin from

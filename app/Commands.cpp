@@ -11,6 +11,7 @@
 #include "Report.h"
 
 #include "pkb/Ingest.h"
+#include "pkb/InputLanguage.h"
 #include "pkb/ModelJson.h"
 #include "pkb/ProblemCatalogue.h"
 
@@ -50,9 +51,9 @@ std::string versionText() {
   return S;
 }
 
-bool parseWorldSizes(const std::string &Spec, std::vector<unsigned> &Out,
-                     std::string &Error) {
-  Out.clear();
+support::Expected<std::vector<unsigned>>
+parseWorldSizes(const std::string &Spec) {
+  std::vector<unsigned> Out;
   auto ParseNum = [&](const std::string &T, unsigned &V) {
     if (T.empty() || T.size() > 5 ||
         T.find_first_not_of("0123456789") != std::string::npos)
@@ -71,18 +72,17 @@ bool parseWorldSizes(const std::string &Spec, std::vector<unsigned> &Out,
                   ? ParseNum(Item, Lo) && (Hi = Lo, true)
                   : ParseNum(Item.substr(0, Dash), Lo) &&
                         ParseNum(Item.substr(Dash + 1), Hi) && Lo <= Hi;
-    if (!Ok) {
-      Error = "invalid world size '" + Item +
-              "' (expected N, N,M,... or N-M with 1 <= N <= 1024)";
-      return false;
-    }
+    if (!Ok)
+      return support::fail("invalid world size '" + Item +
+                           "' (expected N, N,M,... or N-M with 1 <= N <= "
+                           "1024)");
     for (unsigned W = Lo; W <= Hi; ++W)
       Out.push_back(W);
     if (Comma == std::string::npos)
       break;
     Pos = Comma + 1;
   }
-  return true;
+  return Out;
 }
 
 namespace {
@@ -228,34 +228,33 @@ void printProfile(const std::map<std::string, double> &PhaseTotal,
 }
 
 /// Refuses option combinations that cannot mean what the user asked for.
-/// Returns false with \p Error naming the options.
-bool checkOptionConflicts(const CheckArgs &A, std::string &Error) {
-  if (A.Shims && !A.CudaPath.empty()) {
-    Error = "--shims and --cuda-path exclude each other (--shims parses "
-            "with the bundled headers instead of a toolkit)";
-    return false;
-  }
-  if (A.InProcess && A.Jobs > 1) {
-    Error = "--in-process analyzes one file at a time in this process; it "
-            "excludes -j/--jobs > 1";
-    return false;
-  }
-  if (A.InProcess && (A.TimeoutGiven || A.MaxMemoryGiven)) {
-    Error = "--in-process has no per-file time or memory limit; it excludes "
-            "--timeout and --max-memory";
-    return false;
-  }
-  return true;
+/// Returns an Error naming the options.
+support::Expected<void> checkOptionConflicts(const CheckArgs &A) {
+  if (A.Shims && !A.CudaPath.empty())
+    return support::fail("--shims and --cuda-path exclude each other "
+                         "(--shims parses with the bundled headers instead "
+                         "of a toolkit)");
+  if (A.InProcess && A.Jobs > 1)
+    return support::fail("--in-process analyzes one file at a time in this "
+                         "process; it excludes -j/--jobs > 1");
+  if (A.InProcess && (A.TimeoutGiven || A.MaxMemoryGiven))
+    return support::fail("--in-process has no per-file time or memory "
+                         "limit; it excludes --timeout and --max-memory");
+  return {};
+}
+
+/// Prints "pkbcheck: error: MESSAGE" and returns exit status 2.
+int usageError(const support::Error &E) {
+  std::cerr << "pkbcheck: error: " << E.Message << "\n";
+  return 2;
 }
 
 int runCheck(CheckArgs &A) {
-  std::vector<unsigned> WorldSizes;
-  std::string Error;
-  if (!parseWorldSizes(A.WorldSize, WorldSizes, Error) ||
-      !checkOptionConflicts(A, Error)) {
-    std::cerr << "pkbcheck: error: " << Error << "\n";
-    return 2;
-  }
+  auto WorldSizes = parseWorldSizes(A.WorldSize);
+  if (!WorldSizes)
+    return usageError(WorldSizes.error());
+  if (auto Compatible = checkOptionConflicts(A); !Compatible)
+    return usageError(Compatible.error());
   if (!findOutputFormat(OutputKind::Check, A.Format)) {
     std::cerr << "pkbcheck: error: unknown --format '" << A.Format << "' ("
               << outputFormatNames(OutputKind::Check) << ")\n";
@@ -270,11 +269,12 @@ int runCheck(CheckArgs &A) {
   Opts.CudaPath = A.CudaPath;
   Opts.ForceShims = A.Shims;
   Opts.ExtraArgs = A.ExtraArgs;
-  Opts.WorldSizes = WorldSizes;
+  Opts.WorldSizes = *WorldSizes;
   Opts.Checks = A.Checks;
   Opts.Topology = A.Topology;
   Opts.SolverTimeoutMs = A.SolverTimeoutMs;
   Topology T;
+  std::string Error;
   if (!resolveTopology(A.Topology, T, Error) ||
       !validateCheckGlobs(A.Checks, Error)) {
     std::cerr << "pkbcheck: error: " << Error << "\n";
@@ -296,10 +296,10 @@ int runCheck(CheckArgs &A) {
   // The report goes to a temporary file renamed over -o FILE at the end (so
   // FILE is complete or untouched); never over one of the inputs.
   WriterOptions WO;
-  if (!resolveDocsUrl(A.DocsUrl, WO.DocsUrl, Error)) {
-    std::cerr << "pkbcheck: error: " << Error << "\n";
-    return 2;
-  }
+  auto DocsUrl = resolveDocsUrl(A.DocsUrl);
+  if (!DocsUrl)
+    return usageError(DocsUrl.error());
+  WO.DocsUrl = *DocsUrl;
   OutputFile Out;
   std::ostream *OS = &std::cout;
   if (!A.OutFile.empty()) {
@@ -311,10 +311,8 @@ int runCheck(CheckArgs &A) {
                 << "' is one of the inputs; refusing to overwrite it\n";
       return 2;
     }
-    if (!Out.open(A.OutFile, Error)) {
-      std::cerr << "pkbcheck: error: " << Error << "\n";
-      return 2;
-    }
+    if (auto Opened = Out.open(A.OutFile); !Opened)
+      return usageError(Opened.error());
     OS = &Out.stream();
   }
   std::vector<CheckInfo> Rules;
@@ -327,9 +325,8 @@ int runCheck(CheckArgs &A) {
   S.Planned = Files.size();
   Writer->begin();
   if (Out.failed()) { // e.g. -o /dev/full: stop before analyzing anything
-    Out.commit(Error);
-    std::cerr << "pkbcheck: error: " << Error << "\n";
-    return 2;
+    auto Committed = Out.commit();
+    return usageError(Committed ? support::Error{} : Committed.error());
   }
   if (!PreDiags.empty()) {
     FileReport Pre;
@@ -392,10 +389,9 @@ int runCheck(CheckArgs &A) {
   Writer->end(S);
   if (A.Profile)
     printProfile(PhaseTotal, FileTimes, std::cerr);
-  if (!A.OutFile.empty() && !Out.commit(Error)) {
-    std::cerr << "pkbcheck: error: " << Error << "\n";
-    return 2;
-  }
+  if (!A.OutFile.empty())
+    if (auto Committed = Out.commit(); !Committed)
+      return usageError(Committed.error());
   if (S.Interrupted)
     std::cerr << fmt::format(
         "pkbcheck: interrupted by {}: {} of {} file(s) analyzed{}\n",
@@ -409,7 +405,8 @@ int runCheck(CheckArgs &A) {
                              S.NotChecked, A.OutFile);
   if (S.Files == 0 && !S.Interrupted) {
     std::cerr << "pkbcheck: error: no file was analyzed (no input with a "
-                 "supported extension: .cu .cuh .cpp .cc .h .hpp .py)\n";
+                 "supported extension: "
+              << supportedExtensionsText() << ")\n";
     return 2;
   }
   return exitStatus(S);
@@ -428,11 +425,8 @@ int runDump(CheckArgs &A, const std::string &File) {
   std::cerr << "pkbcheck: error: this build has no analyzer\n";
   return 2;
 #else
-  std::string Error;
-  if (!checkOptionConflicts(A, Error)) {
-    std::cerr << "pkbcheck: error: " << Error << "\n";
-    return 2;
-  }
+  if (auto Compatible = checkOptionConflicts(A); !Compatible)
+    return usageError(Compatible.error());
   AnalyzeOptions Opts;
   Opts.CudaPath = A.CudaPath;
   Opts.ForceShims = A.Shims;
@@ -478,12 +472,16 @@ int runDump(CheckArgs &A, const std::string &File) {
 
 int runEvalCommand(CheckArgs &A, EvalOptions &E, const std::string &Problem,
                    const std::string &Shard) {
-  std::string Error;
-  if (!parseWorldSizes(A.WorldSize, E.Analyze.WorldSizes, Error) ||
-      (!Shard.empty() &&
-       !parseShard(Shard, E.ShardIndex, E.ShardCount, Error))) {
-    std::cerr << "pkbcheck: error: " << Error << "\n";
-    return 2;
+  auto WorldSizes = parseWorldSizes(A.WorldSize);
+  if (!WorldSizes)
+    return usageError(WorldSizes.error());
+  E.Analyze.WorldSizes = *WorldSizes;
+  if (!Shard.empty()) {
+    auto S = parseShard(Shard);
+    if (!S)
+      return usageError(S.error());
+    E.ShardIndex = S->Index0;
+    E.ShardCount = S->Count;
   }
   if (E.Paths.empty() && !E.Resume) {
     std::cerr << "pkbcheck: error: eval needs PATH... or --resume FILE\n";
@@ -515,8 +513,14 @@ int runEvalCommand(CheckArgs &A, EvalOptions &E, const std::string &Problem,
   std::string Reason;
   DynamicRunner Runner;
   if (!E.StaticOnly) {
-    Runner = makeDynamicRunner(E, Reason);
-    E.PkbRunner = makePkbDynamicRunner(E, E.PkbNoRunReason); // .py files
+    if (auto R = makeDynamicRunner(E))
+      Runner = std::move(*R);
+    else
+      Reason = R.error().Message;
+    if (auto R = makePkbDynamicRunner(E)) // .py files
+      E.PkbRunner = std::move(*R);
+    else
+      E.PkbNoRunReason = R.error().Message;
   }
   return runEval(E, Runner, Reason, std::cerr);
 }
@@ -529,7 +533,7 @@ int runReport(const std::vector<std::string> &Files, const std::string &Format,
               << outputFormatNames(OutputKind::Report) << ")\n";
     return 2;
   }
-  std::string Which, Error;
+  std::string Which;
   if (!OutFile.empty() && isOneOfInputs(OutFile, Files, Which)) {
     std::cerr << "pkbcheck: error: output '" << OutFile
               << "' is one of the inputs; refusing to overwrite it\n";
@@ -541,17 +545,14 @@ int runReport(const std::vector<std::string> &Files, const std::string &Format,
   OutputFile Out;
   std::ostream *OS = &std::cout;
   if (!OutFile.empty()) {
-    if (!Out.open(OutFile, Error)) {
-      std::cerr << "pkbcheck: error: " << Error << "\n";
-      return 2;
-    }
+    if (auto Opened = Out.open(OutFile); !Opened)
+      return usageError(Opened.error());
     OS = &Out.stream();
   }
   Writer->Write(D, *OS);
-  if (!OutFile.empty() && !Out.commit(Error)) {
-    std::cerr << "pkbcheck: error: " << Error << "\n";
-    return 2;
-  }
+  if (!OutFile.empty())
+    if (auto Committed = Out.commit(); !Committed)
+      return usageError(Committed.error());
   if (!OutFile.empty())
     std::cerr << "pkbcheck: report of " << D.Records.size()
               << " candidate(s) written to " << OutFile << "\n";
@@ -563,8 +564,7 @@ int runReport(const std::vector<std::string> &Files, const std::string &Format,
 void addAnalyzerCommands(CLI::App &App, int &ExitCode) {
   auto A = std::make_shared<CheckArgs>();
   CLI::App *Check = App.add_subcommand(
-      "check", "Analyze CUDA (.cu .cuh .cpp .cc .h .hpp) and "
-               "ParallelKernelBench Python (.py) files and directories");
+      "check", "Analyze " + languagesHelpText() + " files and directories");
   Check->add_option("paths", A->Paths, "Files and directories (recursive)")
       ->required();
   Check

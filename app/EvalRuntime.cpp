@@ -82,28 +82,26 @@ json foldCases(const std::vector<rt::CaseResult> &Cases, double Seconds) {
 
 #endif
 
-DynamicRunner makeDynamicRunner(const EvalOptions &Opts, std::string &Reason) {
+support::Expected<DynamicRunner> makeDynamicRunner(const EvalOptions &Opts) {
 #ifndef PKB_HAVE_RUNTIME
   (void)Opts;
-  Reason = "this build has no runtime (CUDA toolkit and NCCL were not found "
-           "when it was configured)";
-  return nullptr;
+  return support::fail("this build has no runtime (CUDA toolkit and NCCL "
+                       "were not found when it was configured)");
 #else
   int Visible = rt::visibleGpuCount();
   bool Over = Opts.Oversubscribe;
-  if (Visible == 0 || (Visible < 2 && !Over)) {
-    Reason = Visible == 0 ? "no GPU is visible on this machine"
-                          : "one GPU is visible; multi-GPU problems need 2 (or "
-                            "--oversubscribe for a correctness-only GPU stage)";
-    return nullptr;
-  }
+  if (Visible == 0 || (Visible < 2 && !Over))
+    return support::fail(
+        Visible == 0 ? "no GPU is visible on this machine"
+                     : "one GPU is visible; multi-GPU problems need 2 (or "
+                       "--oversubscribe for a correctness-only GPU stage)");
   // Oversubscribed: the requested world size on however many GPUs there
   // are; otherwise at most one rank per visible GPU.
   int Gpus = Over ? (Opts.Gpus > 0 ? Opts.Gpus : 2)
                   : (Opts.Gpus > 0 ? std::min(Opts.Gpus, Visible) : Visible);
   std::string CaseFile = Opts.Results + ".cases.jsonl";
-  return [Gpus, Over, CaseFile](const std::string &Candidate,
-                                const ProblemRef &P) -> json {
+  return DynamicRunner([Gpus, Over, CaseFile](const std::string &Candidate,
+                                              const ProblemRef &P) -> json {
     const rt::Problem *Prob = rt::findProblem(P.Name);
     if (!Prob)
       Prob = rt::findProblem(std::to_string(P.Id));
@@ -133,7 +131,7 @@ DynamicRunner makeDynamicRunner(const EvalOptions &Opts, std::string &Reason) {
       return json{{"ran", false},
                   {"reason", std::string("runtime error: ") + E.what()}};
     }
-  };
+  });
 #endif
 }
 

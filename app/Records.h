@@ -14,6 +14,8 @@
 #ifndef PKB_DRIVER_RECORDS_H
 #define PKB_DRIVER_RECORDS_H
 
+#include "pkb/support/Expected.h"
+
 #include <nlohmann/json.hpp>
 
 #include <optional>
@@ -51,15 +53,14 @@ struct FieldSpec {
 const std::vector<FieldSpec> &evalRecordSchema();
 
 /// Checks \p Record (any JSON value) against evalRecordSchema(). On failure
-/// returns false with \p Why naming the first bad field, e.g. "field
-/// 'dynamic.speedup' is a string, expected a number or null".
-bool validateEvalRecord(const nlohmann::json &Record, std::string &Why);
+/// the Error names the first bad field, e.g. "field 'dynamic.speedup' is a
+/// string, expected a number or null".
+support::Expected<void> validateEvalRecord(const nlohmann::json &Record);
 
 /// Parses and validates one line of a results file. Returns the record, or
-/// nullopt with \p Why saying what is wrong (invalid JSON, nesting too deep,
-/// not an object, or a field of the wrong type). Never throws.
-std::optional<nlohmann::json> parseEvalRecord(std::string_view Line,
-                                              std::string &Why);
+/// an Error saying what is wrong (invalid JSON, nesting too deep, not an
+/// object, or a field of the wrong type). Never throws.
+support::Expected<nlohmann::json> parseEvalRecord(std::string_view Line);
 
 /// Reads every record of \p File in order into \p Out. Blank lines are
 /// ignored; a bad line is reported on \p Log as "FILE:LINE: warning: WHY;
@@ -140,18 +141,18 @@ public:
   JsonlAppender &operator=(const JsonlAppender &) = delete;
   ~JsonlAppender();
 
-  /// Opens (creating it if needed) \p File for appending. On failure returns
-  /// false with \p Error set to the system's reason ("Permission denied").
-  bool open(const std::string &File, std::string &Error);
+  /// Opens (creating it if needed) \p File for appending. On failure the
+  /// Error is the system's reason ("Permission denied").
+  support::Expected<void> open(const std::string &File);
   /// Writes \p Record as one line (invalid UTF-8 in strings is replaced by
   /// U+FFFD, so any record can be written) and syncs it to disk. On failure
-  /// returns false with \p Error set to the system's reason.
-  bool append(const nlohmann::json &Record, std::string &Error);
+  /// the Error is the system's reason.
+  support::Expected<void> append(const nlohmann::json &Record);
   /// True between a successful open() and destruction.
   bool isOpen() const { return Fd >= 0; }
 
 private:
-  bool writeAll(std::string_view Bytes, std::string &Error);
+  support::Expected<void> writeAll(std::string_view Bytes);
   int Fd = -1;
 };
 

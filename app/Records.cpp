@@ -291,43 +291,38 @@ unsigned nestingDepth(std::string_view Line) {
 
 } // namespace
 
-bool validateEvalRecord(const json &Record, std::string &Why) {
-  if (!Record.is_object()) {
-    Why = "not a JSON object";
-    return false;
-  }
+support::Expected<void> validateEvalRecord(const json &Record) {
+  if (!Record.is_object())
+    return support::fail("not a JSON object");
   Trail At;
+  std::string Why;
   for (const auto &[Spec, Steps] : compiledSchema())
     if (!checkSpec(Record, Steps, 0, At, *Spec, Why))
-      return false;
+      return support::fail(std::move(Why));
   auto S = Record.find("schema");
-  if (S != Record.end() && S->get_ref<const std::string &>() != SchemaName) {
-    Why =
-        fmt::format("schema '{}' is not {}", S->get<std::string>(), SchemaName);
-    return false;
-  }
-  return true;
+  if (S != Record.end() && S->get_ref<const std::string &>() != SchemaName)
+    return support::fail(fmt::format("schema '{}' is not {}",
+                                     S->get<std::string>(), SchemaName));
+  return {};
 }
 
-std::optional<json> parseEvalRecord(std::string_view Line, std::string &Why) {
-  if (nestingDepth(Line) > MaxDepth) {
-    Why = fmt::format("JSON nested deeper than {} levels", MaxDepth);
-    return std::nullopt;
-  }
+support::Expected<json> parseEvalRecord(std::string_view Line) {
+  if (nestingDepth(Line) > MaxDepth)
+    return support::fail(
+        fmt::format("JSON nested deeper than {} levels", MaxDepth));
   json J;
   try {
     J = json::parse(Line.begin(), Line.end());
   } catch (const json::parse_error &E) {
-    Why = E.byte > Line.size()
-              ? "invalid JSON: the line ends inside a value (truncated?)"
-              : fmt::format("invalid JSON at byte {}", E.byte);
-    return std::nullopt;
+    return support::fail(
+        E.byte > Line.size()
+            ? "invalid JSON: the line ends inside a value (truncated?)"
+            : fmt::format("invalid JSON at byte {}", E.byte));
   } catch (const std::exception &E) {
-    Why = std::string("invalid JSON: ") + E.what();
-    return std::nullopt;
+    return support::fail(std::string("invalid JSON: ") + E.what());
   }
-  if (!validateEvalRecord(J, Why))
-    return std::nullopt;
+  if (auto Valid = validateEvalRecord(J); !Valid)
+    return Valid.error();
   return J;
 }
 
@@ -345,16 +340,17 @@ bool readEvalRecords(const std::string &File, std::vector<json> &Out,
         << "': " << std::strerror(errno) << "\n";
     return false;
   }
-  std::string Line, Why;
+  std::string Line;
   unsigned N = 0;
   while (std::getline(In, Line)) {
     ++N;
     if (Line.find_first_not_of(" \t\r") == std::string::npos)
       continue;
-    if (std::optional<json> R = parseEvalRecord(Line, Why))
+    if (auto R = parseEvalRecord(Line))
       Out.push_back(std::move(*R));
     else
-      Log << fmt::format("{}:{}: warning: {}; record skipped\n", File, N, Why);
+      Log << fmt::format("{}:{}: warning: {}; record skipped\n", File, N,
+                         R.error().Message);
   }
   if (In.bad()) {
     Log << "pkbcheck: error: cannot read '" << File
@@ -519,62 +515,54 @@ std::optional<double> rooflineFraction(const EvalDynamic &D) {
   return std::nullopt;
 }
 
-bool JsonlAppender::writeAll(std::string_view Bytes, std::string &Error) {
+support::Expected<void> JsonlAppender::writeAll(std::string_view Bytes) {
   while (!Bytes.empty()) {
     ssize_t W = ::write(Fd, Bytes.data(), Bytes.size());
     if (W < 0 && errno == EINTR)
       continue;
-    if (W <= 0) {
-      Error = W < 0 ? std::strerror(errno) : "short write";
-      return false;
-    }
+    if (W <= 0)
+      return support::fail(W < 0 ? std::strerror(errno) : "short write");
     Bytes.remove_prefix(static_cast<size_t>(W));
   }
   // Pipes, /dev/null and some file systems cannot sync; that is no error.
-  if (::fsync(Fd) != 0 && errno != EINVAL && errno != ENOTSUP &&
-      errno != EROFS) {
-    Error = std::strerror(errno);
-    return false;
-  }
-  return true;
+  if (::fsync(Fd) != 0 && errno != EINVAL && errno != ENOTSUP && errno != EROFS)
+    return support::fail(std::strerror(errno));
+  return {};
 }
 
-bool JsonlAppender::open(const std::string &File, std::string &Error) {
+support::Expected<void> JsonlAppender::open(const std::string &File) {
   if (Fd >= 0)
     ::close(Fd);
   Fd = ::open(File.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
-  if (Fd < 0) {
-    Error = std::strerror(errno);
-    return false;
-  }
+  if (Fd < 0)
+    return support::fail(std::strerror(errno));
   // A last line without its newline is a record cut short by a killed run:
   // end it, so that the next record starts a line of its own.
   struct stat St;
   char Last = '\n';
   if (::fstat(Fd, &St) == 0 && S_ISREG(St.st_mode) && St.st_size > 0 &&
-      ::pread(Fd, &Last, 1, St.st_size - 1) == 1 && Last != '\n' &&
-      !writeAll("\n", Error)) {
-    ::close(Fd);
-    Fd = -1;
-    return false;
+      ::pread(Fd, &Last, 1, St.st_size - 1) == 1 && Last != '\n') {
+    if (auto Ended = writeAll("\n"); !Ended) {
+      ::close(Fd);
+      Fd = -1;
+      return Ended;
+    }
   }
-  return true;
+  return {};
 }
 
-bool JsonlAppender::append(const json &Record, std::string &Error) {
-  if (Fd < 0) {
-    Error = "file not open";
-    return false;
-  }
+support::Expected<void> JsonlAppender::append(const json &Record) {
+  if (Fd < 0)
+    return support::fail("file not open");
   std::string Line;
   try {
     Line = dumpJson(Record);
   } catch (const std::exception &E) {
-    Error = std::string("cannot serialize the record: ") + E.what();
-    return false;
+    return support::fail(std::string("cannot serialize the record: ") +
+                         E.what());
   }
   Line += '\n';
-  return writeAll(Line, Error);
+  return writeAll(Line);
 }
 
 } // namespace pkb

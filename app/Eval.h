@@ -14,6 +14,7 @@
 
 #include "Analyze.h"
 #include "Records.h"
+#include "pkb/support/Expected.h"
 
 #include <nlohmann/json.hpp>
 
@@ -111,16 +112,15 @@ struct EvalOptions {
 };
 
 /// The GPU stage of this build: a runner backed by the runtime harness when
-/// the runtime was built and GPUs are visible; otherwise null, with
-/// \p Reason saying why (no runtime in this build, no GPU visible).
-DynamicRunner makeDynamicRunner(const EvalOptions &Opts, std::string &Reason);
+/// the runtime was built and GPUs are visible; otherwise an Error saying why
+/// there is none (no runtime in this build, no GPU visible).
+support::Expected<DynamicRunner> makeDynamicRunner(const EvalOptions &Opts);
 
 /// The GPU stage for ParallelKernelBench .py candidates (EvalPkb.cpp): runs
 /// them with the runtime's Python workers (pkbcheck run --solution) at world
-/// size Opts.Gpus (default 1); null with \p Reason when there is no runtime,
-/// no GPU or no PKB checkout.
-DynamicRunner makePkbDynamicRunner(const EvalOptions &Opts,
-                                   std::string &Reason);
+/// size Opts.Gpus (default 1); an Error saying why there is none when there
+/// is no runtime, no GPU or no PKB checkout.
+support::Expected<DynamicRunner> makePkbDynamicRunner(const EvalOptions &Opts);
 
 /// Folds the typed case results of one candidate (merged by
 /// rt::mergeCaseResult, for .cu and .py candidates alike) into eval's dynamic
@@ -136,9 +136,15 @@ nlohmann::json foldCases(const std::vector<rt::CaseResult> &Cases,
 int runEval(const EvalOptions &Opts, const DynamicRunner &Runner,
             const std::string &NoGpuReason, std::ostream &Log);
 
-/// Parses "I/N" (1-based I as users write it, 1 <= I <= N).
-bool parseShard(const std::string &Spec, unsigned &Index0, unsigned &Count,
-                std::string &Error);
+/// One shard of the candidates: those whose index modulo Count is Index0.
+struct Shard {
+  unsigned Index0 = 0; ///< 0-based
+  unsigned Count = 1;
+};
+
+/// Parses "I/N" (1-based I as users write it, 1 <= I <= N); an Error
+/// quoting the value otherwise.
+support::Expected<Shard> parseShard(const std::string &Spec);
 
 /// Candidate set of a path: the first directory below the root it was
 /// found under ("outs/modelA/x.py" under root "outs" is "modelA"); the

@@ -11,6 +11,8 @@
 #ifndef PKB_DRIVER_OUTPUTFILE_H
 #define PKB_DRIVER_OUTPUTFILE_H
 
+#include "pkb/support/Expected.h"
+
 #include <memory>
 #include <ostream>
 #include <streambuf>
@@ -56,18 +58,17 @@ public:
   /// temporary file next to it (next to a symbolic link's target);
   /// /dev/stdout, /dev/stderr and /dev/fd/N write to that descriptor; any
   /// other existing non-regular file is opened for writing directly. On
-  /// failure returns false and sets \p Error to "cannot write 'PATH':
-  /// <strerror>".
-  bool open(const std::string &Path, std::string &Error);
+  /// failure the Error is "cannot write 'PATH': <strerror>".
+  support::Expected<void> open(const std::string &Path);
 
   /// The stream to write the contents to (valid after a successful open()).
   std::ostream &stream() { return *OS; }
 
   /// Flushes, syncs and closes the file and renames the temporary file over
-  /// the path (regular files). Returns false with \p Error set ("cannot
-  /// write 'PATH': <strerror>") if any write, flush, sync, close or the
-  /// rename failed; the temporary file is removed then.
-  bool commit(std::string &Error);
+  /// the path (regular files). Returns an Error ("cannot write 'PATH':
+  /// <strerror>") if any write, flush, sync, close or the rename failed; the
+  /// temporary file is removed then.
+  support::Expected<void> commit();
 
   /// Removes the temporary file without touching the path (no-op after
   /// commit() or for special files).

@@ -22,12 +22,10 @@ using nlohmann::json;
 
 namespace pkb {
 
-DynamicRunner makePkbDynamicRunner(const EvalOptions &Opts,
-                                   std::string &Reason) {
+support::Expected<DynamicRunner> makePkbDynamicRunner(const EvalOptions &Opts) {
 #ifndef PKB_HAVE_RUNTIME
   (void)Opts;
-  Reason = "this build has no runtime";
-  return nullptr;
+  return support::fail("this build has no runtime");
 #else
   std::string Root = Opts.PkbRoot;
   if (Root.empty())
@@ -35,19 +33,16 @@ DynamicRunner makePkbDynamicRunner(const EvalOptions &Opts,
       Root = E;
   if (Root.empty() ||
       !std::filesystem::exists(std::filesystem::path(Root) / "utils" /
-                               "input_output_tensors.py")) {
-    Reason = "no ParallelKernelBench checkout: pass --pkb-root or set "
-             "PKB_ROOT to run .py candidates";
-    return nullptr;
-  }
+                               "input_output_tensors.py"))
+    return support::fail("no ParallelKernelBench checkout: pass --pkb-root "
+                         "or set PKB_ROOT to run .py candidates");
   int Visible = rt::visibleGpuCount();
   int World = Opts.Gpus > 0 ? Opts.Gpus : 1;
-  if (Visible < World) {
-    Reason = Visible == 0 ? "no GPU is visible on this machine"
-                          : "fewer GPUs than --gpus; .py candidates need one "
-                            "GPU per rank (docs/pkb.md)";
-    return nullptr;
-  }
+  if (Visible < World)
+    return support::fail(Visible == 0
+                             ? "no GPU is visible on this machine"
+                             : "fewer GPUs than --gpus; .py candidates need "
+                               "one GPU per rank (docs/pkb.md)");
   std::string CaseFile = Opts.Results + ".pkb-cases.jsonl";
   std::string Python = Opts.Python;
   // The link peak of the roofline fraction: this machine's cached probe
@@ -55,8 +50,9 @@ DynamicRunner makePkbDynamicRunner(const EvalOptions &Opts,
   std::filesystem::path Rates = rt::ratesCachePath(rt::defaultCacheDir());
   if (!std::filesystem::exists(Rates))
     Rates.clear();
-  return [Root, World, CaseFile, Python, Rates](const std::string &Candidate,
-                                                const ProblemRef &P) -> json {
+  return DynamicRunner([Root, World, CaseFile, Python,
+                        Rates](const std::string &Candidate,
+                               const ProblemRef &P) -> json {
     rt::PkbRunOptions O;
     O.Solutions = {Candidate};
     O.PkbRoot = Root;
@@ -86,7 +82,7 @@ DynamicRunner makePkbDynamicRunner(const EvalOptions &Opts,
     if (Cases.front().Record.contains("versions"))
       Out["versions"] = Cases.front().Record["versions"];
     return Out;
-  };
+  });
 #endif
 }
 

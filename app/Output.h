@@ -11,6 +11,7 @@
 
 #include "Analyze.h"
 #include "pkb/Checker.h"
+#include "pkb/support/Expected.h"
 
 #include <functional>
 #include <memory>
@@ -111,10 +112,9 @@ std::string defaultDocsUrl();
 
 /// The docs base of `check --docs-url`: \p Option if set, else the
 /// environment variable PKBCHECK_DOCS_URL if set, else defaultDocsUrl(). A
-/// fragment ("#...") is dropped. Returns false with \p Error set if the
-/// chosen value is not an absolute URI (scheme ":" ...).
-bool resolveDocsUrl(const std::string &Option, std::string &Out,
-                    std::string &Error);
+/// fragment ("#...") is dropped. Returns an Error if the chosen value is not
+/// an absolute URI (scheme ":" ...).
+support::Expected<std::string> resolveDocsUrl(const std::string &Option);
 
 /// The helpUri of rule \p R: \p DocsUrl + "#" + the anchor of R.HelpUri
 /// (its part after '#'; the lower-case ID when it has none).

@@ -3,6 +3,7 @@
 #define PKB_DRIVER_COMMANDS_H
 
 #include "Output.h"
+#include "pkb/support/Expected.h"
 
 #include <CLI/CLI.hpp>
 
@@ -20,9 +21,10 @@ void addAnalyzerCommands(CLI::App &App, int &ExitCode);
 std::string versionText();
 
 /// Parses a --world-size value: "4", "2,4,8" or "2-8" (ranks count, each
-/// in 1..1024). Returns false and sets \p Error on malformed input.
-bool parseWorldSizes(const std::string &Spec, std::vector<unsigned> &Out,
-                     std::string &Error);
+/// in 1..1024) into the world sizes in the order given. Returns an Error
+/// naming the bad item on malformed input.
+support::Expected<std::vector<unsigned>>
+parseWorldSizes(const std::string &Spec);
 
 } // namespace pkb
 

@@ -96,27 +96,23 @@ std::string defaultDocsUrl() {
   return sarifArtifactUri(PKB_DOCS_DIR "/checkers.md");
 }
 
-bool resolveDocsUrl(const std::string &Option, std::string &Out,
-                    std::string &Error) {
+support::Expected<std::string> resolveDocsUrl(const std::string &Option) {
   const char *Env = std::getenv("PKBCHECK_DOCS_URL");
   std::string What = "--docs-url";
-  Out = Option;
+  std::string Out = Option;
   if (Out.empty() && Env && *Env) {
     Out = Env;
     What = "PKBCHECK_DOCS_URL";
   }
-  if (Out.empty()) {
-    Out = defaultDocsUrl();
-    return true;
-  }
+  if (Out.empty())
+    return defaultDocsUrl();
   Out = Out.substr(0, Out.find('#'));
-  if (!isAbsoluteUri(Out)) {
-    Error = What + " '" + Out +
-            "' is not an absolute URI (e.g. https://github.com/OWNER/REPO/"
-            "blob/main/docs/checkers.md or file:///path/to/checkers.md)";
-    return false;
-  }
-  return true;
+  if (!isAbsoluteUri(Out))
+    return support::fail(
+        What + " '" + Out +
+        "' is not an absolute URI (e.g. https://github.com/OWNER/REPO/"
+        "blob/main/docs/checkers.md or file:///path/to/checkers.md)");
+  return Out;
 }
 
 std::string ruleHelpUri(const std::string &DocsUrl, const CheckInfo &R) {

@@ -99,16 +99,15 @@ std::string OutputFile::failure(int Err) const {
   return "cannot write '" + Path + "': " + std::strerror(Err);
 }
 
-bool OutputFile::open(const std::string &P, std::string &Error) {
+support::Expected<void> OutputFile::open(const std::string &P) {
   Path = P;
-  auto Fail = [&](int Err) {
-    Error = failure(Err);
-    return false;
+  auto Fail = [&](int Err) -> support::Expected<void> {
+    return support::fail(failure(Err));
   };
-  auto Attach = [&] {
+  auto Attach = [&]() -> support::Expected<void> {
     Buf = std::make_unique<FdStreamBuf>(Fd);
     OS = std::make_unique<std::ostream>(Buf.get());
-    return true;
+    return {};
   };
   if (int Alias = descriptorAlias(P); Alias >= 0) {
     Fd = ::fcntl(Alias, F_DUPFD_CLOEXEC, 3);
@@ -160,11 +159,9 @@ bool OutputFile::open(const std::string &P, std::string &Error) {
   return Fail(Err);
 }
 
-bool OutputFile::commit(std::string &Error) {
-  if (!OS) {
-    Error = failure(EBADF);
-    return false;
-  }
+support::Expected<void> OutputFile::commit() {
+  if (!OS)
+    return support::fail(failure(EBADF));
   int Err = 0;
   OS->flush();
   if (Buf->error())
@@ -195,10 +192,9 @@ bool OutputFile::commit(std::string &Error) {
   Buf.reset();
   if (Err) {
     discard();
-    Error = failure(Err);
-    return false;
+    return support::fail(failure(Err));
   }
-  return true;
+  return {};
 }
 
 void OutputFile::discard() {

@@ -6,6 +6,7 @@
 #include "Records.h"
 #include "pkb/DiagCode.h"
 #include "pkb/Ingest.h"
+#include "pkb/InputLanguage.h"
 #include "pkb/ProblemCatalogue.h"
 
 #ifdef PKB_HAVE_ANALYZER
@@ -141,8 +142,7 @@ EvalClass classifyRun(const EvalDynamic &Run) {
   return EvalClass::RuntimeError;
 }
 
-bool parseShard(const std::string &Spec, unsigned &Index0, unsigned &Count,
-                std::string &Error) {
+support::Expected<Shard> parseShard(const std::string &Spec) {
   size_t Slash = Spec.find('/');
   auto Num = [](const std::string &S, unsigned &V) {
     if (S.empty() || S.size() > 6 ||
@@ -153,13 +153,10 @@ bool parseShard(const std::string &Spec, unsigned &Index0, unsigned &Count,
   };
   unsigned I = 0, N = 0;
   if (Slash == std::string::npos || !Num(Spec.substr(0, Slash), I) ||
-      !Num(Spec.substr(Slash + 1), N) || N == 0 || I == 0 || I > N) {
-    Error = "invalid --shard '" + Spec + "' (expected I/N with 1 <= I <= N)";
-    return false;
-  }
-  Index0 = I - 1;
-  Count = N;
-  return true;
+      !Num(Spec.substr(Slash + 1), N) || N == 0 || I == 0 || I > N)
+    return support::fail("invalid --shard '" + Spec +
+                         "' (expected I/N with 1 <= I <= N)");
+  return Shard{I - 1, N};
 }
 
 std::string candidateSet(const std::string &Root, const std::string &Path) {
@@ -312,14 +309,14 @@ int runEval(const EvalOptions &Opts, const DynamicRunner &Runner,
     return 2;
   }
 
-  // 2. Candidates: .cu and .py files (headers are not candidates), sharded.
+  // 2. Candidates: .cu and .py files (headers are not candidates: the
+  // input-language registry says which), sharded.
   // With --resume and no paths, the candidates are the file's records.
   std::vector<Candidate> All;
   std::vector<Diagnostic> Diags;
   for (const std::string &Root : Opts.Paths) {
     for (const std::string &F : expandInputs({Root}, Diags)) {
-      std::string Ext = fs::path(F).extension().string();
-      if (Ext == ".cu" || Ext == ".py")
+      if (isCandidatePath(F))
         All.push_back(Candidate{F, candidateSet(Root, F)});
     }
   }
@@ -335,18 +332,19 @@ int runEval(const EvalOptions &Opts, const DynamicRunner &Runner,
       Mine.push_back(All[I]);
 
   JsonlAppender Out;
-  std::string WriteError;
-  if (!Out.open(Opts.Results, WriteError)) {
+  if (auto Opened = Out.open(Opts.Results); !Opened) {
     Log << "pkbcheck: error: cannot write '" << Opts.Results
-        << "': " << WriteError << "\n";
+        << "': " << Opened.error().Message << "\n";
     return 2;
   }
   // Appends one record durably. After the first failure (disk full, I/O
   // error) nothing more is written: the caller stops and exits 2.
+  std::string WriteError;
   auto Append = [&](const EvalRecord &Rec) {
     if (!WriteError.empty())
       return false;
-    if (!Out.append(toJson(Rec), WriteError)) {
+    if (auto Appended = Out.append(toJson(Rec)); !Appended) {
+      WriteError = Appended.error().Message;
       if (WriteError.empty())
         WriteError = "write failed";
       Log << "pkbcheck: error: cannot write '" << Opts.Results
@@ -436,6 +434,8 @@ int runEval(const EvalOptions &Opts, const DynamicRunner &Runner,
     const std::string Gate = Rec.Gate.empty() ? "pass" : Rec.Gate;
     // Undecided checks are no finding: such candidates go to the GPU like
     // passes. A file that does not compile runs only with --run-all.
+    // ParallelKernelBench Python runs through PkbRunner, CUDA through Runner.
+    const bool IsPython = classifyPath(C.Path) == InputKind::Python;
     bool Eligible =
         Gate == "pass" || Gate == "unscreened" || Gate == "incomplete" ||
         (Opts.RunAll && (Gate == "flagged" || Gate == "compile-error"));
@@ -451,15 +451,14 @@ int runEval(const EvalOptions &Opts, const DynamicRunner &Runner,
           : Gate == "compile-error"
               ? "gated: the file does not compile (--run-all runs it anyway)"
               : "static analysis could not analyze it";
-    } else if (fs::path(C.Path).extension() == ".py" &&
-               (!Opts.PkbRunner || !Rec.Problem)) {
+    } else if (IsPython && (!Opts.PkbRunner || !Rec.Problem)) {
       Dyn["reason"] =
           !Rec.Problem
               ? "no problem: name the file <id>_<name>.py or pass --problem"
               : "ParallelKernelBench Python candidates are screened "
                 "statically only here (" +
                     Opts.PkbNoRunReason + ")";
-    } else if (fs::path(C.Path).extension() == ".py") { // docs/pkb.md
+    } else if (IsPython) { // docs/pkb.md
       Dyn = Opts.PkbRunner(C.Path, *Rec.Problem);
       if (!Dyn.is_object())
         Dyn = json{{"ran", false}, {"reason", "runtime returned no record"}};
