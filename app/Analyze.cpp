@@ -219,6 +219,7 @@ static FileReport analyzeFileHere(const std::string &Path,
       CheckOptions CO;
       CO.WorldSizes = Opts.WorldSizes;
       CO.SolverTimeoutMs = Opts.SolverTimeoutMs;
+      CO.Contexts = makeCheckContexts();
       std::string TopoError;
       if (!resolveTopology(Opts.Topology, CO.Target, TopoError))
         R.Diags.push_back(fileDiag(Path,

@@ -69,7 +69,8 @@ public:
         HostBarrier = true;
     if (!HostBarrier)
       for (const KernelModel &K : M.Kernels) {
-        Analysis A(M, K, Opts);
+        std::optional<Analysis> Local;
+        Analysis &A = checkContext(M, K, Opts, Local);
         try {
           checkDevice(A, Out, Diags);
         } catch (const z3::exception &E) {

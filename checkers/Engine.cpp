@@ -27,22 +27,45 @@ Diagnostic solverErrorNote(const std::string &CheckId, const KernelModel &K,
   return D;
 }
 
+void Analysis::beginCheck() {
+  Approx = false;
+  Queries = 0;
+  CacheHits = 0;
+  MonotoneDecided = 0;
+  Spent = 0;
+  BudgetHit = false;
+}
+
+Analysis &checkContext(const ModuleModel &M, const KernelModel &K,
+                       const CheckOptions &O, std::optional<Analysis> &Local) {
+  if (!O.Contexts) {
+    Local.emplace(M, K, O);
+    return *Local;
+  }
+  Analysis &A = O.Contexts->get(M, K, O);
+  A.beginCheck();
+  return A;
+}
+
 void KernelChecker::check(const ModuleModel &M, const CheckOptions &Opts,
                           std::vector<Finding> &Out,
                           std::vector<Diagnostic> &Diags) const {
   for (const KernelModel &K : M.Kernels) {
     if (Opts.OnProgress)
       Opts.OnProgress(info().Id, K.Name);
-    Analysis A(M, K, Opts);
+    std::optional<Analysis> Local;
+    Analysis &A = checkContext(M, K, Opts, Local);
     static const bool Trace = std::getenv("PKB_CHECKERS_TRACE") != nullptr;
     auto T0 = std::chrono::steady_clock::now();
     try {
       checkKernel(A, Out, Diags);
       if (Trace)
         std::fprintf(
-            stderr, "[%s %s] %u queries, %u cached, %llu units%s, %.3fs\n",
+            stderr,
+            "[%s %s] %u queries, %u cached, %u monotone, %llu units%s, "
+            "%.3fs\n",
             info().Id.c_str(), K.Name.c_str(), A.Queries, A.CacheHits,
-            static_cast<unsigned long long>(A.Spent),
+            A.MonotoneDecided, static_cast<unsigned long long>(A.Spent),
             A.BudgetHit ? " (budget exhausted)" : "",
             std::chrono::duration<double>(std::chrono::steady_clock::now() - T0)
                 .count());
@@ -53,3 +76,17 @@ void KernelChecker::check(const ModuleModel &M, const CheckOptions &Opts,
 }
 
 } // namespace pkb::chk
+
+namespace pkb {
+chk::Analysis &CheckContexts::get(const ModuleModel &M, const KernelModel &K,
+                                  const CheckOptions &O) {
+  std::unique_ptr<chk::Analysis> &A = ByKernel[&K];
+  if (!A)
+    A = std::make_unique<chk::Analysis>(M, K, O);
+  return *A;
+}
+
+std::shared_ptr<CheckContexts> makeCheckContexts() {
+  return std::make_shared<CheckContexts>();
+}
+} // namespace pkb

@@ -266,12 +266,22 @@ public:
   /// Every variable created for agent \p A (suffix "#A"), for quantifiers.
   std::vector<z3::expr> agentVars(int A) const;
 
+  /// Starts the work of a new checker on this (possibly shared) analysis:
+  /// clears the approximation flag, the statistics and the solver budget
+  /// account, so each checker spends its own KernelBudget whatever ran
+  /// before it. The query cache stays: it holds only answers decided under
+  /// a full per-query limit.
+  void beginCheck();
+
   /// Set when a translated expression involved opaque/unknown values.
   bool Approx = false;
   /// Solver calls made so far.
   unsigned Queries = 0;
   /// Queries answered from the cache.
   unsigned CacheHits = 0;
+  /// solve() calls decided for every world size by one query at the
+  /// largest (the query only weakens as W grows).
+  unsigned MonotoneDecided = 0;
   /// Resource units (Z3 rlimit) spent on this kernel by this analysis.
   uint64_t Spent = 0;
   /// Total resource units this analysis may spend (docs/checkers.md,
@@ -286,7 +296,17 @@ public:
   /// this many full query limits on one kernel.
   static constexpr uint64_t KernelBudgetQueries = 40;
 
+  /// A variable to split a query on: its term and its range [Lo, Hi).
+  struct SplitVar {
+    z3::expr V;
+    int64_t Lo, Hi;
+  };
+
 private:
+  /// The variables of the concretized query \p FC (world size \p W) that
+  /// occur as factors of non-linear products and have a small known range
+  /// (ranks, variables of short constant loops), at most 256 cases in all.
+  std::vector<SplitVar> splitVars(const z3::expr &FC, unsigned W);
   /// Decides the concretized formula \p FC (world size \p W) with the
   /// cache, a cheap first attempt, case splits on small-domain product
   /// factors and a full-limit attempt; fills \p Model when sat.
@@ -350,6 +370,12 @@ void applyOutcome(Finding &F, const Outcome &R);
 Diagnostic solverErrorNote(const std::string &CheckId, const KernelModel &K,
                            const z3::exception &E);
 
+/// The analysis of \p K for a checker that starts on it: the shared one of
+/// O.Contexts (created on first use, then reset by beginCheck()), or, without
+/// shared contexts, a fresh one constructed in \p Local.
+Analysis &checkContext(const ModuleModel &M, const KernelModel &K,
+                       const CheckOptions &O, std::optional<Analysis> &Local);
+
 /// A checker that runs per kernel.
 class KernelChecker : public Checker {
 public:
@@ -365,5 +391,20 @@ public:
 std::string describe(const Event &E);
 
 } // namespace pkb::chk
+
+namespace pkb {
+/// One chk::Analysis per kernel of one module, shared by the checkers
+/// (pkb/Checker.h, CheckOptions::Contexts).
+class CheckContexts {
+public:
+  /// The analysis of \p K, created on first use. \p M and \p O must be
+  /// the same objects on every call (they are kept by reference).
+  chk::Analysis &get(const ModuleModel &M, const KernelModel &K,
+                     const CheckOptions &O);
+
+private:
+  std::map<const KernelModel *, std::unique_ptr<chk::Analysis>> ByKernel;
+};
+} // namespace pkb
 
 #endif // PKB_CHECKERS_ENGINE_H

@@ -81,6 +81,193 @@ uint64_t rlimitCount(z3::solver &S) {
   return 0;
 }
 
+/// The coefficient of the constant \p W in the integer term \p T when
+/// \p T is linear in it (0 when \p W does not occur); nullopt when \p W
+/// occurs non-linearly (products with a non-numeral, div, mod, ite
+/// conditions, function arguments).
+std::optional<int64_t> linearCoef(const z3::expr &T, const z3::expr &W,
+                                  std::map<unsigned, bool> &Has) {
+  auto Contains = [&](const z3::expr &E, auto &&Self) -> bool {
+    auto It = Has.find(E.id());
+    if (It != Has.end())
+      return It->second;
+    bool R = false;
+    if (E.is_app())
+      for (unsigned I = 0; I < E.num_args() && !R; ++I)
+        R = Self(E.arg(I), Self);
+    else if (E.is_quantifier())
+      R = Self(E.body(), Self);
+    if (E.is_const() && z3::eq(E, W))
+      R = true;
+    Has[E.id()] = R;
+    return R;
+  };
+  if (!Contains(T, Contains))
+    return 0;
+  if (z3::eq(T, W))
+    return 1;
+  if (!T.is_app())
+    return std::nullopt;
+  switch (T.decl().decl_kind()) {
+  case Z3_OP_ADD: {
+    int64_t C = 0;
+    for (unsigned I = 0; I < T.num_args(); ++I) {
+      auto A = linearCoef(T.arg(I), W, Has);
+      if (!A)
+        return std::nullopt;
+      C += *A;
+    }
+    return C;
+  }
+  case Z3_OP_SUB: {
+    int64_t C = 0;
+    for (unsigned I = 0; I < T.num_args(); ++I) {
+      auto A = linearCoef(T.arg(I), W, Has);
+      if (!A)
+        return std::nullopt;
+      C += I == 0 ? *A : -*A;
+    }
+    return C;
+  }
+  case Z3_OP_UMINUS: {
+    auto A = linearCoef(T.arg(0), W, Has);
+    return A ? std::optional<int64_t>(-*A) : std::nullopt;
+  }
+  case Z3_OP_MUL: {
+    // One factor holds W, every other factor is a numeral.
+    int64_t K = 1;
+    std::optional<int64_t> C;
+    for (unsigned I = 0; I < T.num_args(); ++I) {
+      int64_t V = 0;
+      if (T.arg(I).is_numeral_i64(V)) {
+        K *= V;
+        continue;
+      }
+      if (C)
+        return std::nullopt;
+      C = linearCoef(T.arg(I), W, Has);
+      if (!C || *C == 0)
+        return std::nullopt;
+    }
+    return C ? std::optional<int64_t>(K * *C) : std::nullopt;
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
+/// True when every satisfying assignment of \p E (read at polarity
+/// \p Positive) for world size W also satisfies it for every larger world
+/// size: W occurs only in linear inequalities that larger values weaken
+/// (`rank < W` asserted, `x >= W` denied). Then \p E unsatisfiable at the
+/// largest world size is unsatisfiable at every smaller one.
+bool growsWithW(const z3::expr &E, const z3::expr &W, bool Positive,
+                std::map<unsigned, bool> &Has,
+                std::map<std::pair<unsigned, bool>, bool> &Memo) {
+  auto Key = std::make_pair(E.id(), Positive);
+  if (auto It = Memo.find(Key); It != Memo.end())
+    return It->second;
+  bool R = false;
+  if (linearCoef(E, W, Has) == std::optional<int64_t>(0)) {
+    R = true; // W does not occur
+  } else if (E.is_quantifier()) {
+    R = growsWithW(E.body(), W, Positive, Has, Memo);
+  } else if (E.is_app() && E.is_bool()) {
+    switch (E.decl().decl_kind()) {
+    case Z3_OP_AND:
+    case Z3_OP_OR:
+      R = true;
+      for (unsigned I = 0; I < E.num_args() && R; ++I)
+        R = growsWithW(E.arg(I), W, Positive, Has, Memo);
+      break;
+    case Z3_OP_NOT:
+      R = growsWithW(E.arg(0), W, !Positive, Has, Memo);
+      break;
+    case Z3_OP_IMPLIES:
+      R = growsWithW(E.arg(0), W, !Positive, Has, Memo) &&
+          growsWithW(E.arg(1), W, Positive, Has, Memo);
+      break;
+    case Z3_OP_ITE:
+      R = linearCoef(E.arg(0), W, Has) == std::optional<int64_t>(0) &&
+          growsWithW(E.arg(1), W, Positive, Has, Memo) &&
+          growsWithW(E.arg(2), W, Positive, Has, Memo);
+      break;
+    case Z3_OP_LE:
+    case Z3_OP_LT:
+    case Z3_OP_GE:
+    case Z3_OP_GT: {
+      // lhs <= rhs holds for more W when the coefficient of W in
+      // rhs - lhs is positive.
+      auto L = linearCoef(E.arg(0), W, Has);
+      auto Rt = linearCoef(E.arg(1), W, Has);
+      if (L && Rt) {
+        int64_t C = *Rt - *L;
+        Z3_decl_kind K = E.decl().decl_kind();
+        if (K == Z3_OP_GE || K == Z3_OP_GT)
+          C = -C;
+        R = Positive ? C >= 0 : C <= 0;
+      }
+      break;
+    }
+    default:
+      break;
+    }
+  }
+  Memo[Key] = R;
+  return R;
+}
+
+/// \p E with every product `V * t` of a split variable V (range [Lo, Hi),
+/// implied by the query) replaced by the if-then-else chain
+/// `ite(V == Lo, Lo * t, ite(V == Lo + 1, ...))`: the same values inside
+/// the range, and linear when t is. Quantifier bodies are left as they are.
+z3::expr iteProducts(const z3::expr &E,
+                     const std::vector<Analysis::SplitVar> &Split,
+                     std::map<unsigned, z3::expr> &Memo) {
+  if (auto It = Memo.find(E.id()); It != Memo.end())
+    return It->second;
+  z3::expr R = E;
+  if (E.is_app() && E.num_args() > 0) {
+    z3::expr_vector Args(E.ctx());
+    bool Changed = false;
+    for (unsigned I = 0; I < E.num_args(); ++I) {
+      z3::expr A = iteProducts(E.arg(I), Split, Memo);
+      Changed |= !z3::eq(A, E.arg(I));
+      Args.push_back(A);
+    }
+    std::optional<size_t> Which;
+    unsigned At = 0;
+    if (E.decl().decl_kind() == Z3_OP_MUL && Args.size() >= 2)
+      for (unsigned I = 0; I < Args.size() && !Which; ++I)
+        for (size_t S = 0; S < Split.size(); ++S)
+          if (z3::eq(Args[I], Split[S].V)) {
+            Which = S;
+            At = I;
+            break;
+          }
+    if (Which) {
+      z3::expr Rest = E.ctx().int_val(1);
+      bool First = true;
+      for (unsigned I = 0; I < Args.size(); ++I)
+        if (I != At) {
+          Rest = First ? Args[I] : Rest * Args[I];
+          First = false;
+        }
+      const Analysis::SplitVar &SV = Split[*Which];
+      const z3::expr &V = SV.V;
+      z3::expr Chain = E.ctx().int_val(SV.Hi - 1) * Rest;
+      for (int64_t X = SV.Hi - 2; X >= SV.Lo; --X)
+        Chain =
+            z3::ite(V == E.ctx().int_val(X), E.ctx().int_val(X) * Rest, Chain);
+      R = Chain;
+    } else if (Changed) {
+      R = E.decl()(Args);
+    }
+  }
+  Memo.emplace(E.id(), R);
+  return R;
+}
+
 z3::check_result runSolver(z3::solver &S, std::string &Reason) {
   try {
     return S.check();
@@ -140,6 +327,9 @@ z3::check_result Analysis::runLimited(z3::solver &S, uint64_t Limit,
     BudgetHit = true;
     return z3::unknown;
   }
+  // A query clipped by what is left of the budget and left undecided is a
+  // budget cut (never cached: another checker with budget left decides it).
+  bool Clipped = Left < Limit;
   Limit = std::clamp<uint64_t>(std::min(Limit, Left), 1, 4000000000u);
   z3::params P(Z);
   P.set("rlimit", static_cast<unsigned>(Limit));
@@ -151,10 +341,53 @@ z3::check_result Analysis::runLimited(z3::solver &S, uint64_t Limit,
   // keeps the outcome of every query reproducible.
   uint64_t After = rlimitCount(S);
   Spent += After > Before ? std::min(After - Before, Limit) : Limit;
+  if (C == z3::unknown && Clipped)
+    BudgetHit = true;
   if (C == z3::unknown && Reason.empty())
     Reason = Spent >= KernelBudget ? "solver budget of the kernel exhausted"
                                    : "resource limit";
   return C;
+}
+
+std::vector<Analysis::SplitVar> Analysis::splitVars(const z3::expr &FC,
+                                                    unsigned W) {
+  // Product factors with a small known range: ranks in [0, W) and
+  // variables of small loops (constant start, bound W or a small constant).
+  std::set<unsigned> Seen;
+  std::set<std::string> Names;
+  collectProductFactors(FC, Seen, Names);
+  std::vector<SplitVar> Split;
+  size_t Cases = 1;
+  for (const std::string &N : Names) {
+    std::optional<std::pair<int64_t, int64_t>> Rg;
+    if (N.rfind("rank#", 0) == 0)
+      Rg = {0, int64_t(W)};
+    else if (N.rfind("loop:", 0) == 0) {
+      unsigned Id = unsigned(std::atoi(N.c_str() + 5));
+      if (const Loop *Lp = K.findLoop(Id)) {
+        auto Init = constOf(Lp->Init);
+        int64_t B = -1;
+        if (auto C2 = constOf(Lp->Bound))
+          B = *C2;
+        else if (Lp->Bound && Lp->Bound->Op == ExprOp::Var &&
+                 (Lp->Bound->Name == "world_size" ||
+                  var(Lp->Bound->Name, 0).to_string() == "world_size"))
+          B = W;
+        auto St = constOf(Lp->Step);
+        if (Init && Lp->Ascending && St && *St == 1 && B >= *Init &&
+            B - *Init <= 16)
+          Rg = {*Init, B};
+      }
+    }
+    if (!Rg || Rg->second <= Rg->first)
+      continue;
+    size_t Width = size_t(Rg->second - Rg->first);
+    if (Cases * Width > 256)
+      continue;
+    Cases *= Width;
+    Split.push_back({Vars.at(N), Rg->first, Rg->second});
+  }
+  return Split;
 }
 
 z3::check_result Analysis::decide(const z3::expr &FC, unsigned W,
@@ -173,7 +406,21 @@ z3::check_result Analysis::decide(const z3::expr &FC, unsigned W,
     }
   uint64_t Budget = queryLimit();
   z3::check_result C = z3::unknown;
-  {
+  // Products of a small-range variable (a rank, a short loop's variable)
+  // with another term: rewritten into if-then-else chains over the range,
+  // the query is linear and exact; Z3 explores the cases itself, with
+  // conflict learning across them (docs/checkers.md, "Solver strategy and
+  // limits").
+  std::vector<SplitVar> Split = splitVars(FC, W);
+  if (!Split.empty()) {
+    std::map<unsigned, z3::expr> Memo;
+    z3::solver S(Z);
+    S.add(iteProducts(FC, Split, Memo));
+    C = runLimited(S, Budget, Reason);
+    if (C == z3::sat)
+      Model = S.get_model();
+  }
+  if (C == z3::unknown && !BudgetHit) {
     z3::solver S(Z);
     S.add(FC);
     C = runLimited(S, Budget / 16, Reason);
@@ -181,58 +428,24 @@ z3::check_result Analysis::decide(const z3::expr &FC, unsigned W,
       Model = S.get_model();
   }
   if (C == z3::unknown && !BudgetHit) {
-    // Case split on the (few) rank values: the products rank * chunk
-    // become linear.
-    std::set<unsigned> Seen;
-    std::set<std::string> Names;
-    collectProductFactors(FC, Seen, Names);
-    // Split variables: ranks in [0, W) and variables of small loops
-    // (constant start, bound W or a small constant).
-    std::vector<std::pair<z3::expr, std::pair<int64_t, int64_t>>> Split;
     size_t Cases = 1;
-    for (const std::string &N : Names) {
-      std::optional<std::pair<int64_t, int64_t>> Rg;
-      if (N.rfind("rank#", 0) == 0)
-        Rg = {0, int64_t(W)};
-      else if (N.rfind("loop:", 0) == 0) {
-        unsigned Id = unsigned(std::atoi(N.c_str() + 5));
-        if (const Loop *Lp = K.findLoop(Id)) {
-          auto Init = constOf(Lp->Init);
-          int64_t B = -1;
-          if (auto C2 = constOf(Lp->Bound))
-            B = *C2;
-          else if (Lp->Bound && Lp->Bound->Op == ExprOp::Var &&
-                   (Lp->Bound->Name == "world_size" ||
-                    var(Lp->Bound->Name, 0).to_string() == "world_size"))
-            B = W;
-          auto St = constOf(Lp->Step);
-          if (Init && Lp->Ascending && St && *St == 1 && B >= *Init &&
-              B - *Init <= 16)
-            Rg = {*Init, B};
-        }
-      }
-      if (!Rg || Rg->second <= Rg->first)
-        continue;
-      size_t Width = size_t(Rg->second - Rg->first);
-      if (Cases * Width > 256)
-        continue;
-      Cases *= Width;
-      Split.push_back({Vars.at(N), *Rg});
-    }
+    for (const SplitVar &V : Split)
+      Cases *= size_t(V.Hi - V.Lo);
     static const bool Trace = std::getenv("PKB_CHECKERS_TRACE") != nullptr;
     if (Trace)
       std::fprintf(stderr, "(split %zu over %zu vars) ", Cases, Split.size());
     if (!Split.empty()) {
+      // One linear query per case.
       bool AllUnsat = true;
       uint64_t Each = std::max<uint64_t>(Budget * 2 / Cases, 20000);
       for (size_t Case = 0; Case < Cases && !Model; ++Case) {
         z3::solver S2(Z);
         size_t X = Case;
         z3::expr_vector From(Z), To(Z);
-        for (const auto &[V, Rg] : Split) {
-          size_t Wd = size_t(Rg.second - Rg.first);
-          From.push_back(V);
-          To.push_back(Z.int_val(Rg.first + int64_t(X % Wd)));
+        for (const SplitVar &V : Split) {
+          size_t Wd = size_t(V.Hi - V.Lo);
+          From.push_back(V.V);
+          To.push_back(Z.int_val(V.Lo + int64_t(X % Wd)));
           X /= Wd;
         }
         S2.add(z3::expr(FC).substitute(From, To).simplify());
@@ -335,6 +548,36 @@ Outcome Analysis::solve(const z3::expr &F, const WitnessSpec &Wit,
   std::vector<LaunchDims> Ls =
       OnlyLaunch ? std::vector<LaunchDims>{*OnlyLaunch} : launches();
   static const bool Trace = std::getenv("PKB_CHECKERS_TRACE") != nullptr;
+  // World sizes together (docs/checkers.md, "Solver strategy and limits"):
+  // when larger world sizes only weaken the query, one unsatisfiable answer
+  // at the largest W decides every W; otherwise (or when that query is
+  // satisfiable or undecided) every W is solved in ascending order, so the
+  // reported W is the smallest one.
+  if (Ws.size() > 1) {
+    std::map<unsigned, bool> Has;
+    std::map<std::pair<unsigned, bool>, bool> Memo;
+    z3::expr Wv = var("world_size", 0);
+    if (growsWithW(F && Params, Wv, true, Has, Memo)) {
+      bool AllUnsat = true;
+      for (const LaunchDims &L : Ls) {
+        std::optional<z3::model> Mo;
+        std::string Why;
+        if (decide(concretize(F, Ws.back(), L) && Params, Ws.back(), Mo, Why) !=
+            z3::unsat) {
+          AllUnsat = false;
+          break;
+        }
+      }
+      if (Trace)
+        std::fprintf(stderr, "  [solve %s W<=%u monotone] %s\n", K.Name.c_str(),
+                     Ws.back(), AllUnsat ? "unsat" : "not unsat");
+      if (AllUnsat) {
+        ++MonotoneDecided;
+        R.K = Outcome::Unsat;
+        return R;
+      }
+    }
+  }
   for (unsigned W : Ws) {
     for (const LaunchDims &L : Ls) {
       if (Trace)

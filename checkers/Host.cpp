@@ -89,7 +89,8 @@ static bool peerRead(const Analysis &A, size_t I) {
 
 bool readsPeersBeforeSync(const ModuleModel &M, const KernelModel &K,
                           const CheckOptions &O) {
-  Analysis A(M, K, O);
+  std::optional<Analysis> Local;
+  Analysis &A = checkContext(M, K, O, Local);
   for (size_t I = 0; I < A.size(); ++I) {
     if (A.isWait(I) && A.isCrossRankFlag(A.ev(I).Addr.Base))
       return false;
@@ -101,7 +102,8 @@ bool readsPeersBeforeSync(const ModuleModel &M, const KernelModel &K,
 
 bool readsPeersAfterLastSync(const ModuleModel &M, const KernelModel &K,
                              const CheckOptions &O) {
-  Analysis A(M, K, O);
+  std::optional<Analysis> Local;
+  Analysis &A = checkContext(M, K, O, Local);
   for (size_t I = A.size(); I-- > 0;) {
     if (A.isSignal(I) && A.isCrossRankFlag(A.ev(I).Addr.Base))
       return false;
@@ -131,7 +133,8 @@ static void addUnique(std::vector<size_t> &V, size_t X) {
 std::vector<size_t> exposedPeerReadParams(const ModuleModel &M,
                                           const KernelModel &K,
                                           const CheckOptions &O) {
-  Analysis A(M, K, O);
+  std::optional<Analysis> Local;
+  Analysis &A = checkContext(M, K, O, Local);
   std::vector<size_t> R;
   for (size_t I = A.size(); I-- > 0;) {
     if (A.isSignal(I) && A.isCrossRankFlag(A.ev(I).Addr.Base))
@@ -145,7 +148,8 @@ std::vector<size_t> exposedPeerReadParams(const ModuleModel &M,
 std::vector<size_t> unguardedOwnWriteParams(const ModuleModel &M,
                                             const KernelModel &K,
                                             const CheckOptions &O) {
-  Analysis A(M, K, O);
+  std::optional<Analysis> Local;
+  Analysis &A = checkContext(M, K, O, Local);
   std::vector<size_t> R;
   for (size_t I = 0; I < A.size(); ++I) {
     if (A.isWait(I) && A.isCrossRankFlag(A.ev(I).Addr.Base))

@@ -215,13 +215,22 @@ public:
               VZ.push_back(Z.int_val(0));
               z3::expr Idx = A.toInt(E.Addr.Index, Ag);
               z3::expr Idx0 = Idx.substitute(VF, VZ);
-              z3::solver S(Z);
-              S.add(Idx - Idx0 != V);
-              for (unsigned X = 0; X < F2.size(); ++X)
-                S.add(F2[X] == T2[X]);
-              if (S.check() != z3::unsat) {
-                Ok = false;
-                return;
+              // Linear with coefficient 1 in v: the simplifier's normal
+              // form decides it; otherwise ask the solver (bounded).
+              z3::expr Diff = (Idx - Idx0 - V).substitute(F2, T2).simplify();
+              int64_t Zero = 1;
+              if (!Diff.is_numeral_i64(Zero) || Zero != 0) {
+                z3::solver S(Z);
+                z3::params P(Z);
+                P.set("rlimit", static_cast<unsigned>(A.queryLimit() / 16));
+                S.set(P);
+                S.add(Idx - Idx0 != V);
+                for (unsigned X = 0; X < F2.size(); ++X)
+                  S.add(F2[X] == T2[X]);
+                if (S.check() != z3::unsat) {
+                  Ok = false;
+                  return;
+                }
               }
               z3::expr BO = E.Addr.ByteOffset ? A.toInt(E.Addr.ByteOffset, Ag)
                                               : Z.int_val(0);

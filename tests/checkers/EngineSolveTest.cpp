@@ -55,6 +55,121 @@ TEST(EngineSolve, ExhaustedBudgetIsUnknown) {
   EXPECT_TRUE(A.BudgetHit);
 }
 
+TEST(EngineSolve, QueryOnlyWeakerWithWIsDecidedOnceAtTheLargest) {
+  KB K;
+  K.launch(4, 256);
+  Fixture F(K);
+  Analysis &A = *F;
+  // rank < W only relaxes as W grows: one query at W = 8 decides all.
+  Outcome U = A.solve(A.agentRange(1) && A.rank(1) == 9, {});
+  EXPECT_EQ(U.K, Outcome::Unsat);
+  EXPECT_EQ(A.MonotoneDecided, 1u);
+  EXPECT_EQ(A.Queries, 1u);
+  // Satisfiable there: still the smallest W.
+  Outcome S = A.solve(A.agentRange(1) && A.rank(1) == 6, A.agentWitness({1}));
+  ASSERT_TRUE(S.sat());
+  EXPECT_EQ(S.W, 7u);
+  EXPECT_EQ(A.MonotoneDecided, 1u);
+}
+
+TEST(EngineSolve, QueryWithWInAnEqualityIsSolvedPerWorldSize) {
+  KB K;
+  K.launch(4, 256);
+  Fixture F(K);
+  Analysis &A = *F;
+  // rank == W - 1 is not weaker for larger W: every W is asked.
+  z3::expr W = A.var("world_size", 0);
+  Outcome U =
+      A.solve(A.agentRange(1) && A.rank(1) == W - 1 && A.rank(1) == 20, {});
+  EXPECT_EQ(U.K, Outcome::Unsat);
+  EXPECT_EQ(A.MonotoneDecided, 0u);
+  EXPECT_EQ(A.Queries, 7u);
+  // A chunk ceil(n / W) is not either.
+  z3::expr N = A.var("param:n", 0);
+  A.solve(A.agentRange(1) && A.rank(1) * ((N + W - 1) / W) == -1, {});
+  EXPECT_EQ(A.MonotoneDecided, 0u);
+}
+
+TEST(EngineSolve, RankTimesChunkIsDecidedWithoutPerCaseQueries) {
+  KB K;
+  K.launch(4, 256);
+  Fixture F(K);
+  Analysis &A = *F;
+  // Two ranks' chunks [r * C, r * C + C) never overlap: non-linear in r
+  // and C, linear once r * C is an if-then-else chain over r in [0, W).
+  z3::expr W = A.var("world_size", 0);
+  z3::expr C = (A.var("param:n", 0) + W - 1) / W;
+  z3::expr J1 = A.var("j", 1), J2 = A.var("j", 2);
+  z3::expr Q = A.agentRange(1) && A.agentRange(2) && !A.sameRank(1, 2) &&
+               J1 >= 0 && J1 < C && J2 >= 0 && J2 < C &&
+               A.rank(1) * C + J1 == A.rank(2) * C + J2;
+  Outcome R = A.solve(Q, {});
+  EXPECT_EQ(R.K, Outcome::Unsat);
+  // At most two solver calls per world size (the chain query, and the
+  // cheap attempt only if the chain left it open), never one per rank pair
+  // (4 + 9 + ... + 64 = 203).
+  EXPECT_LE(A.Queries, 14u);
+  // One element too many per chunk: the neighbours overlap, at W = 2.
+  z3::expr Q2 = A.agentRange(1) && A.agentRange(2) && !A.sameRank(1, 2) &&
+                J1 >= 0 && J1 <= C && J2 >= 0 && J2 <= C &&
+                A.var("param:n", 0) > 0 &&
+                A.rank(1) * C + J1 == A.rank(2) * C + J2;
+  Outcome S = A.solve(Q2, A.agentWitness({1, 2}));
+  ASSERT_TRUE(S.sat());
+  EXPECT_EQ(S.W, 2u);
+  EXPECT_NE(S.Witness.at("r1"), S.Witness.at("r2"));
+}
+
+TEST(EngineSolve, SharedContextGivesEachCheckerItsOwnBudget) {
+  KB K;
+  K.launch(4, 256);
+  ModuleModel M = K.module();
+  CheckOptions O;
+  O.Contexts = makeCheckContexts();
+  std::optional<Analysis> L1, L2;
+  Analysis &A = checkContext(M, M.Kernels[0], O, L1);
+  EXPECT_FALSE(L1.has_value());
+  A.solve(A.agentRange(1) && A.rank(1) == 9, {});
+  A.Spent = A.KernelBudget;
+  A.Approx = true;
+  Analysis &B = checkContext(M, M.Kernels[0], O, L2);
+  EXPECT_EQ(&A, &B); // one analysis per kernel
+  EXPECT_EQ(B.Spent, 0u);
+  EXPECT_FALSE(B.Approx);
+  EXPECT_FALSE(B.BudgetHit);
+  // The cache survives: the same query costs nothing now.
+  B.solve(B.agentRange(1) && B.rank(1) == 9, {});
+  EXPECT_EQ(B.Spent, 0u);
+  EXPECT_GT(B.CacheHits, 0u);
+  // Without shared contexts each caller gets a fresh analysis.
+  CheckOptions O2;
+  std::optional<Analysis> L3;
+  Analysis &C = checkContext(M, M.Kernels[0], O2, L3);
+  EXPECT_TRUE(L3.has_value());
+  EXPECT_NE(&C, &A);
+}
+
+TEST(EngineSolve, QueryCutByTheBudgetIsNotCachedForTheNextChecker) {
+  KB K;
+  K.launch(4, 256);
+  ModuleModel M = K.module();
+  CheckOptions O;
+  O.Contexts = makeCheckContexts();
+  std::optional<Analysis> L1, L2;
+  Analysis &A = checkContext(M, M.Kernels[0], O, L1);
+  // Leave one unit: the query is clipped and left undecided.
+  A.Spent = A.KernelBudget - 1;
+  z3::expr Q = A.agentRange(1) && A.agentRange(2) &&
+               A.rank(1) * A.var("param:n", 0) == A.rank(2) + 12345;
+  Outcome R = A.solve(Q, {}, {8});
+  EXPECT_TRUE(R.unknown());
+  EXPECT_TRUE(A.BudgetHit);
+  Analysis &B = checkContext(M, M.Kernels[0], O, L2);
+  Outcome R2 = B.solve(Q, {}, {8});
+  EXPECT_FALSE(R2.unknown());
+  EXPECT_EQ(B.CacheHits, 0u);
+}
+
 } // namespace
 
 TEST(EngineSolve, SolverErrorIsANoteWithItsCode) {

@@ -96,6 +96,8 @@ FileResult analyze(const std::string &Path) {
   CheckOptions O;
   std::string TopoError;
   resolveTopology("h200x2-nvlink", O.Target, TopoError);
+  // As the driver runs them: one shared check context per kernel.
+  O.Contexts = makeCheckContexts();
   std::vector<Finding> Out;
   std::vector<Diagnostic> Diags;
   for (const auto &C : allCheckers())

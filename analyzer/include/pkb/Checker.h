@@ -41,6 +41,13 @@ bool resolveTopology(const std::string &Spec, Topology &Out,
                      std::string &Error);
 
 /// Options shared by all checkers.
+class CheckContexts;
+
+/// A fresh set of per-kernel check contexts for one module and one
+/// CheckOptions (defined in checkers/Engine.cpp; docs/checkers.md, "One
+/// check context per kernel").
+std::shared_ptr<CheckContexts> makeCheckContexts();
+
 struct CheckOptions {
   /// World sizes to check; each checker reports the smallest W that fails.
   std::vector<unsigned> WorldSizes = {2, 3, 4, 5, 6, 7, 8};
@@ -53,6 +60,12 @@ struct CheckOptions {
   /// The driver uses it to say where a time limit struck; may be null.
   std::function<void(const std::string &CheckId, const std::string &Kernel)>
       OnProgress;
+  /// When set, every checker shares one check context per kernel (one Z3
+  /// context, one query cache, facts classified once) for the module it is
+  /// given; each checker keeps its own solver budget. Null: each checker
+  /// builds its own context per kernel (same findings, slower). A set of
+  /// contexts belongs to one module: make a new one for the next.
+  std::shared_ptr<CheckContexts> Contexts;
 };
 
 /// Static description of a checker for --list-checks, SARIF rules and docs.
