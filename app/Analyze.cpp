@@ -80,6 +80,7 @@ static bool buildModule(const std::string &Path, const AnalyzeOptions &Opts,
   FrontendOptions FO;
   FO.CudaPath = Opts.CudaPath;
   FO.ForceShims = Opts.ForceShims;
+  FO.PchDir = Opts.PchDir;
   FO.ExtraArgs = Opts.ExtraArgs;
   if (Opts.Db) {
     if (auto Flags = Opts.Db->flagsFor(Path))

@@ -28,6 +28,9 @@ struct AnalyzeOptions {
   bool ForceShims = false;
   std::vector<std::string> ExtraArgs;  ///< --extra-arg, for every file
   std::shared_ptr<const CompileDb> Db; ///< -p BUILD_DIR, or null
+  /// Cache directory of the precompiled toolkit headers
+  /// (FrontendOptions::PchDir); empty: --no-pch.
+  std::string PchDir;
   std::vector<unsigned> WorldSizes = {2, 3, 4, 5, 6, 7, 8};
   std::string Checks;   ///< --checks globs
   std::string Topology; ///< "" = no target named (docs/checkers.md)

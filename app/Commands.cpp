@@ -95,6 +95,8 @@ struct CheckArgs {
   std::string WorldSize = "2-8";
   std::string CudaPath;
   bool Shims = false;
+  bool NoPch = false; ///< --no-pch
+  std::string PchDir; ///< --pch-dir; "" = the default
   std::string CompileDbDir;
   std::vector<std::string> ExtraArgs;
   unsigned Jobs = 1;
@@ -152,6 +154,13 @@ void addCommonOptions(CLI::App *C, CheckArgs &A) {
   C->add_flag("--shims", A.Shims,
               "Use the bundled CUDA/PyTorch shim headers even if a toolkit "
               "is installed");
+  C->add_flag("--no-pch", A.NoPch,
+              "Parse the toolkit / shim headers for every file instead of "
+              "loading them precompiled from the cache");
+  C->add_option("--pch-dir", A.PchDir,
+                "Cache directory of the precompiled toolkit headers "
+                "(default: $PKBCHECK_PCH_DIR, $XDG_CACHE_HOME/pkbcheck/pch, "
+                "~/.cache/pkbcheck/pch)");
   C->add_option("-p,--build-path", A.CompileDbDir,
                 "Build directory holding compile_commands.json");
   // One value per occurrence: `--extra-arg -DX file.cu` must leave file.cu
@@ -227,6 +236,18 @@ void printProfile(const std::map<std::string, double> &PhaseTotal,
     OS << fmt::format("  {:9.3f} s  {}\n", T, F);
 }
 
+/// The cache directory of the precompiled headers that \p A asks for ("" =
+/// none: --no-pch, or no default directory).
+std::string pchDirectory(const CheckArgs &A) {
+  if (A.NoPch || !A.PchDir.empty())
+    return A.PchDir;
+#ifdef PKB_HAVE_ANALYZER
+  return defaultPchDirectory();
+#else
+  return "";
+#endif
+}
+
 /// Refuses option combinations that cannot mean what the user asked for.
 /// Returns an Error naming the options.
 support::Expected<void> checkOptionConflicts(const CheckArgs &A) {
@@ -234,6 +255,8 @@ support::Expected<void> checkOptionConflicts(const CheckArgs &A) {
     return support::fail("--shims and --cuda-path exclude each other "
                          "(--shims parses with the bundled headers instead "
                          "of a toolkit)");
+  if (A.NoPch && !A.PchDir.empty())
+    return support::fail("--no-pch and --pch-dir exclude each other");
   if (A.InProcess && A.Jobs > 1)
     return support::fail("--in-process analyzes one file at a time in this "
                          "process; it excludes -j/--jobs > 1");
@@ -268,6 +291,7 @@ int runCheck(CheckArgs &A) {
   AnalyzeOptions Opts;
   Opts.CudaPath = A.CudaPath;
   Opts.ForceShims = A.Shims;
+  Opts.PchDir = pchDirectory(A);
   Opts.ExtraArgs = A.ExtraArgs;
   Opts.WorldSizes = *WorldSizes;
   Opts.Checks = A.Checks;
@@ -430,6 +454,7 @@ int runDump(CheckArgs &A, const std::string &File) {
   AnalyzeOptions Opts;
   Opts.CudaPath = A.CudaPath;
   Opts.ForceShims = A.Shims;
+  Opts.PchDir = pchDirectory(A);
   Opts.ExtraArgs = A.ExtraArgs;
   std::vector<Diagnostic> Diags;
   if (!A.CompileDbDir.empty()) {
@@ -502,6 +527,7 @@ int runEvalCommand(CheckArgs &A, EvalOptions &E, const std::string &Problem,
   }
   E.Analyze.CudaPath = A.CudaPath;
   E.Analyze.ForceShims = A.Shims;
+  E.Analyze.PchDir = pchDirectory(A);
   E.Analyze.ExtraArgs = A.ExtraArgs;
   E.Analyze.Checks = A.Checks;
   E.Analyze.Topology = A.Topology;

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FrontendInternal.h"
+#include "Precompiled.h"
 #include "pkb/DiagCode.h"
 #include "pkb/Enrich.h"
 #include "pkb/InputLanguage.h"
@@ -377,6 +378,12 @@ public:
       return;
     llvm::SmallString<256> Msg;
     Info.FormatDiagnostic(Msg);
+    if (fe::isPrecompiledFailure(Info.getID())) {
+      if (!PchFailed)
+        PchMessage = Msg.str().str();
+      PchFailed = true;
+      return;
+    }
     pkb::Diagnostic D;
     D.Message = Msg.str().str();
     if (Info.hasSourceManager() && Info.getLocation().isValid()) {
@@ -436,6 +443,9 @@ public:
   std::vector<RecoveredName> Guesses;
   unsigned Errors = 0;
   bool SawMissingInclude = false;
+  /// Clang could not use the precompiled headers (the first message).
+  bool PchFailed = false;
+  std::string PchMessage;
 
 private:
   static constexpr unsigned MaxReported = 25;
@@ -451,9 +461,17 @@ private:
 /// and uninstantiated template patterns.
 class KernelFinder : public RecursiveASTVisitor<KernelFinder> {
 public:
-  explicit KernelFinder(const SourceManager &SM) : SM(SM) {}
+  KernelFinder(const SourceManager &SM, bool SkipPrecompiled)
+      : SM(SM), SkipPrecompiled(SkipPrecompiled) {}
   bool shouldVisitTemplateInstantiations() const { return true; }
   bool shouldVisitImplicitCode() const { return false; }
+  /// Skips what the precompiled headers hold when \p SkipPrecompiled
+  /// (system-header declarations: never a kernel of the unit).
+  bool TraverseDecl(Decl *D) {
+    if (SkipPrecompiled && fe::fromPrecompiledSystemHeader(D, SM))
+      return true;
+    return RecursiveASTVisitor::TraverseDecl(D);
+  }
 
   bool VisitFunctionDecl(FunctionDecl *FD) {
     if (!FD || !FD->hasAttr<CUDAGlobalAttr>())
@@ -478,6 +496,7 @@ public:
 
 private:
   const SourceManager &SM;
+  bool SkipPrecompiled;
   std::set<const FunctionDecl *> Seen;
 };
 
@@ -502,6 +521,9 @@ struct RunState {
   std::vector<std::pair<unsigned, unsigned>> ErrorLines; // [line range]
   /// Parse diagnostics recorded so far (RecordingConsumer::Diags).
   const std::vector<pkb::Diagnostic> *ParseDiags = nullptr;
+  /// The traversals may skip the system-header declarations of the
+  /// precompiled headers (Precompiled::LaunchFree).
+  bool SkipPrecompiled = false;
 };
 
 class ModelConsumer : public ASTConsumer {
@@ -514,7 +536,7 @@ public:
       return;
     const SourceManager &SM = Ctx.getSourceManager();
     fe::LocMapper Map(SM, S.Unit);
-    KernelFinder Finder(SM);
+    KernelFinder Finder(SM, S.SkipPrecompiled);
     Finder.TraverseDecl(Ctx.getTranslationUnitDecl());
 
     struct Item {
@@ -546,7 +568,8 @@ public:
                        return A.Name < B.Name;
                      });
 
-    std::vector<fe::FoundLaunch> Launches = fe::collectLaunches(Ctx, Map);
+    std::vector<fe::FoundLaunch> Launches =
+        fe::collectLaunches(Ctx, Map, S.SkipPrecompiled);
     S.Result.Module.HostOps = fe::collectCandidateHostOps(Ctx, Map);
 
     for (const Item &I : Items) {
@@ -691,37 +714,40 @@ std::string shimDirectory() {
 
 std::string clangVersion() { return LLVM_VERSION_STRING; }
 
+std::string defaultPchDirectory() {
+  if (const char *E = std::getenv("PKBCHECK_PCH_DIR"))
+    return E;
+  llvm::SmallString<256> Dir;
+  if (const char *X = std::getenv("XDG_CACHE_HOME"); X && *X)
+    Dir = X;
+  else if (const char *H = std::getenv("HOME"); H && *H)
+    llvm::sys::path::append(Dir, H, ".cache");
+  else
+    return "";
+  llvm::sys::path::append(Dir, "pkbcheck", "pch");
+  return Dir.str().str();
+}
+
 namespace {
 
-/// One parse of \p Unit; \p Prelude (if not empty) is force-included
-/// first. Declarations guessed from errors after a missing include are
-/// appended to \p Guesses.
-FrontendResult buildOnce(const CudaUnit &Unit, const FrontendOptions &Opts,
-                         const std::string &Prelude,
-                         std::vector<RecoveredName> &Guesses) {
-  FrontendResult Result;
-  Result.Module.File = Unit.Map.File.empty() ? Unit.Name : Unit.Map.File;
-  RunState State{Unit, Opts, Result, {}, false, {}};
-  const std::string DiagFile = Result.Module.File;
-  auto FileDiag = [&](std::string Code, Severity Sev, std::string Msg) {
-    pkb::Diagnostic D;
-    D.Code = std::move(Code);
-    D.Sev = Sev;
-    D.Loc = SourceLoc{DiagFile, 1, 1};
-    D.Message = std::move(Msg);
-    Result.Diags.push_back(std::move(D));
-  };
-
+/// The front-end arguments of a unit (all but the main file and the
+/// recovery prelude), the notes about the toolkit search, and the notes
+/// that every kernel model carries.
+struct ParseSetup {
+  std::vector<std::string> Args;
   std::vector<std::string> ToolkitNotes;
+  std::vector<std::string> UnitNotes;
+};
+
+ParseSetup parseSetup(const FrontendOptions &Opts) {
+  ParseSetup P;
   std::string Toolkit =
-      Opts.ForceShims ? std::string() : findToolkit(Opts, ToolkitNotes);
-  for (const std::string &N : ToolkitNotes)
-    FileDiag("note", Severity::Note, N);
+      Opts.ForceShims ? std::string() : findToolkit(Opts, P.ToolkitNotes);
   std::string Shims = shimDirectory();
   std::string Res = resourceDir();
 
-  std::vector<std::string> Args = {"clang++", "-fsyntax-only", "-x", "cuda",
-                                   "--cuda-device-only"};
+  std::vector<std::string> &Args = P.Args;
+  Args = {"clang++", "-fsyntax-only", "-x", "cuda", "--cuda-device-only"};
   Args.push_back("--cuda-gpu-arch=" +
                  (Opts.GpuArch.empty() ? std::string("sm_90a") : Opts.GpuArch));
   Args.insert(Args.end(),
@@ -749,7 +775,7 @@ FrontendResult buildOnce(const CudaUnit &Unit, const FrontendOptions &Opts,
     Args.insert(Args.end(),
                 {"-nocudainc", "-isystem", Shims + "/cuda", "-isystem",
                  Shims + "/torch", "-include", "cuda_runtime.h"});
-    State.UnitNotes.push_back(
+    P.UnitNotes.push_back(
         "parsed with the bundled CUDA shim headers (no toolkit)");
   }
   // The candidate ABI header (runtime/include/pkb/pkb_abi.h) of this source
@@ -758,6 +784,34 @@ FrontendResult buildOnce(const CudaUnit &Unit, const FrontendOptions &Opts,
   if (fileExists(AbiDir + "/pkb/pkb_abi.h"))
     Args.insert(Args.end(), {"-isystem", AbiDir});
   Args.insert(Args.end(), Opts.ExtraArgs.begin(), Opts.ExtraArgs.end());
+  return P;
+}
+
+/// One parse of \p Unit with the arguments of \p Setup; \p Prelude (if not
+/// empty) is force-included first. Declarations guessed from errors after a
+/// missing include are appended to \p Guesses. With \p Pch the implicit
+/// includes come from that precompiled header; when Clang cannot use it,
+/// \p PchFailure is set to its message and the result must be discarded.
+FrontendResult buildOnce(const CudaUnit &Unit, const FrontendOptions &Opts,
+                         const ParseSetup &Setup, const std::string &Prelude,
+                         std::vector<RecoveredName> &Guesses,
+                         const fe::Precompiled *Pch, std::string &PchFailure) {
+  FrontendResult Result;
+  Result.Module.File = Unit.Map.File.empty() ? Unit.Name : Unit.Map.File;
+  RunState State{Unit, Opts, Result, Setup.UnitNotes, false, {}};
+  const std::string DiagFile = Result.Module.File;
+  auto FileDiag = [&](std::string Code, Severity Sev, std::string Msg) {
+    pkb::Diagnostic D;
+    D.Code = std::move(Code);
+    D.Sev = Sev;
+    D.Loc = SourceLoc{DiagFile, 1, 1};
+    D.Message = std::move(Msg);
+    Result.Diags.push_back(std::move(D));
+  };
+  for (const std::string &N : Setup.ToolkitNotes)
+    FileDiag("note", Severity::Note, N);
+
+  std::vector<std::string> Args = Setup.Args;
   std::string MainFile = virtualMainFile(Unit);
   std::string PreludeFile =
       llvm::sys::path::parent_path(MainFile).str() + "/__pkb_recovery.h";
@@ -778,13 +832,28 @@ FrontendResult buildOnce(const CudaUnit &Unit, const FrontendOptions &Opts,
   llvm::IntrusiveRefCntPtr<FileManager> Files(
       new FileManager(FileSystemOptions(), Overlay));
 
+  if (Pch)
+    fe::mountPrecompiled(*Pch, *Mem);
+
   RecordingConsumer RC(Unit);
   State.ParseDiags = &RC.Diags;
-  auto Action = std::make_unique<ModelAction>(State, RC);
-  tooling::ToolInvocation Inv(Args, std::move(Action), Files.get());
+  State.SkipPrecompiled = Pch && Pch->LaunchFree;
+  fe::AdjustedAction Action(std::make_unique<ModelAction>(State, RC),
+                            [&](CompilerInvocation &Inv) {
+                              if (Pch)
+                                fe::usePrecompiled(*Pch, Inv);
+                            });
+  tooling::ToolInvocation Inv(Args, &Action, Files.get(),
+                              std::make_shared<PCHContainerOperations>());
   Inv.setDiagnosticConsumer(&RC);
   bool Ok = Inv.run();
   RC.finish();
+  if (RC.PchFailed) {
+    PchFailure = RC.PchMessage;
+    Result.Parsed = State.Ran;
+    return Result;
+  }
+  Result.UsedPch = Pch != nullptr;
   // Errors recorded after the consumer ran are still reported; put the
   // parse diagnostics first, then the toolkit notes.
   std::vector<pkb::Diagnostic> All = std::move(RC.Diags);
@@ -813,7 +882,45 @@ FrontendResult buildModels(const CudaUnit &Unit, const FrontendOptions &Opts) {
   // dispatching host function into an error and drop the template
   // instantiations it launches, and recovering must never cost a kernel.
   std::vector<RecoveredName> Known, Applied, Guesses;
-  FrontendResult Result = buildOnce(Unit, Opts, "", Guesses);
+  ParseSetup Setup = parseSetup(Opts);
+  // The implicit includes come precompiled when a cache directory is set;
+  // whenever the PCH cannot be had or used, the unit is parsed without it
+  // and a note says why (the models are the same either way).
+  std::unique_ptr<fe::Precompiled> Pch;
+  std::vector<pkb::Diagnostic> PchNotes;
+  auto PchNote = [&](const std::string &Why) {
+    pkb::Diagnostic D;
+    D.Code = std::string(toString(DiagCode::PrecompiledHeaders));
+    D.Sev = Severity::Note;
+    D.Loc = SourceLoc{Unit.Map.File.empty() ? Unit.Name : Unit.Map.File, 1, 1};
+    D.Message = "precompiled toolkit headers not used: " + Why +
+                "; parsed the headers instead";
+    PchNotes.push_back(std::move(D));
+  };
+  if (!Opts.PchDir.empty()) {
+    std::string Why;
+    Pch = fe::obtainPrecompiled(Opts.PchDir, Setup.Args,
+                                llvm::vfs::getRealFileSystem(), Why);
+    if (!Pch)
+      PchNote(Why);
+  }
+  auto Parse = [&](const std::string &Prelude) {
+    std::string Failure;
+    if (Pch) {
+      FrontendResult R =
+          buildOnce(Unit, Opts, Setup, Prelude, Guesses, Pch.get(), Failure);
+      if (Failure.empty())
+        return R;
+      PchNote("'" + Pch->CachePath + "' could not be used (" + Failure + ")");
+      // Out of date or unreadable when it was loaded: the next run
+      // rebuilds it.
+      if (!R.Parsed)
+        llvm::sys::fs::remove(Pch->CachePath);
+      Pch.reset();
+    }
+    return buildOnce(Unit, Opts, Setup, Prelude, Guesses, nullptr, Failure);
+  };
+  FrontendResult Result = Parse("");
   for (int Pass = 0; Pass < 4 && Result.Parsed; ++Pass) {
     size_t Before = Known.size();
     for (RecoveredName &G : Guesses)
@@ -824,8 +931,7 @@ FrontendResult buildModels(const CudaUnit &Unit, const FrontendOptions &Opts) {
     Guesses.clear();
     if (Known.size() == Before)
       break;
-    FrontendResult Next =
-        buildOnce(Unit, Opts, recoveryPrelude(Known), Guesses);
+    FrontendResult Next = Parse(recoveryPrelude(Known));
     if (!Next.Parsed ||
         Next.Module.Kernels.size() < Result.Module.Kernels.size())
       break;
@@ -842,6 +948,7 @@ FrontendResult buildModels(const CudaUnit &Unit, const FrontendOptions &Opts) {
                 recoveryWording(R.Kind);
     Result.Diags.push_back(std::move(D));
   }
+  Result.Diags.insert(Result.Diags.end(), PchNotes.begin(), PchNotes.end());
   if (Result.Parsed && !Opts.ParseOnly && Result.Module.Kernels.empty()) {
     pkb::Diagnostic D;
     D.Code = std::string(toString(DiagCode::NoKernels));

@@ -65,8 +65,34 @@ struct FoundLaunch {
 
 /// Scans every function body of the translation unit for `k<<<...>>>`,
 /// cudaLaunchKernel, cudaLaunchCooperativeKernel and cudaLaunchKernelEx.
+/// Each launch lists its host callers: the enclosing function and every
+/// function outside the system headers that reaches it through direct calls
+/// (by name). With \p SkipPrecompiled the system-header declarations of the
+/// precompiled headers are not visited (they hold no launch:
+/// mayHoldLaunches), which gives the same launches without reading every
+/// header function back from the PCH.
 std::vector<FoundLaunch> collectLaunches(clang::ASTContext &Ctx,
-                                         const LocMapper &Map);
+                                         const LocMapper &Map,
+                                         bool SkipPrecompiled = false);
+
+/// True when some function body or template pattern of the translation
+/// unit could yield a launch for collectLaunches, now or once instantiated:
+/// a `<<<...>>>` call, a call to one of the launch functions (by name, also
+/// unresolved) with an argument that may name a function or a non-type
+/// template parameter, or a call through a non-type template parameter.
+/// Checked once when the precompiled headers are built.
+bool mayHoldLaunches(clang::ASTContext &Ctx);
+
+/// True for a declaration read from the precompiled headers that lies in a
+/// system header (or has no location): never a kernel of the unit, and
+/// never a launch site when the headers passed mayHoldLaunches.
+inline bool fromPrecompiledSystemHeader(const clang::Decl *D,
+                                        const clang::SourceManager &SM) {
+  if (!D || !D->isFromASTFile())
+    return false;
+  clang::SourceLocation L = D->getLocation();
+  return L.isInvalid() || SM.isInSystemHeader(SM.getExpansionLoc(L));
+}
 
 /// Host operations of the candidate entry point `pkb_candidate_run`
 /// (docs/candidate-abi.md) defined in the main file, in source order:

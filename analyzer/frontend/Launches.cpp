@@ -49,9 +49,92 @@ private:
   const VarDecl *V;
 };
 
+/// The name a call refers to, resolved or not (a dependent call in a
+/// template pattern); "" when it has none.
+std::string calleeName(const CallExpr *CE) {
+  if (const FunctionDecl *FD = CE->getDirectCallee())
+    return FD->getIdentifier() ? FD->getName().str() : "";
+  const clang::Expr *C = CE->getCallee();
+  if (!C)
+    return "";
+  C = C->IgnoreParenImpCasts();
+  if (const auto *O = dyn_cast<OverloadExpr>(C))
+    return O->getName().getAsString();
+  if (const auto *D = dyn_cast<CXXDependentScopeMemberExpr>(C))
+    return D->getMember().getAsString();
+  if (const auto *D = dyn_cast<DependentScopeDeclRefExpr>(C))
+    return D->getDeclName().getAsString();
+  if (const auto *M = dyn_cast<MemberExpr>(C))
+    return M->getMemberDecl()->getNameAsString();
+  return "";
+}
+
+bool isLaunchFunction(llvm::StringRef N) {
+  return N == "cudaLaunchKernel" || N == "cudaLaunchCooperativeKernel" ||
+         N == "cudaLaunchKernelEx" || N == "cudaLaunchKernelExC";
+}
+
+/// \p E less parentheses, casts and unary operators (`&k`, `(void *)k`):
+/// what a launch's kernel argument names.
+const clang::Expr *stripToName(const clang::Expr *E) {
+  while (E) {
+    E = E->IgnoreParenCasts();
+    if (const auto *U = dyn_cast<UnaryOperator>(E)) {
+      E = U->getSubExpr();
+      continue;
+    }
+    break;
+  }
+  return E;
+}
+
+/// True when \p E, less parentheses, casts and unary operators, may name a
+/// function: a function, an overload set or a non-type template parameter.
+bool mayNameFunction(const clang::Expr *E) {
+  E = stripToName(E);
+  if (!E)
+    return false;
+  if (isa<SubstNonTypeTemplateParmExpr, OverloadExpr,
+          DependentScopeDeclRefExpr>(E))
+    return true;
+  if (const auto *DR = dyn_cast<DeclRefExpr>(E))
+    return isa<FunctionDecl, NonTypeTemplateParmDecl>(DR->getDecl());
+  return false;
+}
+
+/// Looks for anything that collectLaunches could report (mayHoldLaunches).
+class LaunchShapes : public RecursiveASTVisitor<LaunchShapes> {
+public:
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool Found = false;
+  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *) {
+    Found = true;
+    return false;
+  }
+  bool VisitCallExpr(CallExpr *CE) {
+    const clang::Expr *C =
+        CE->getCallee() ? CE->getCallee()->IgnoreParenImpCasts() : nullptr;
+    const auto *DR = dyn_cast_or_null<DeclRefExpr>(C);
+    if (isa_and_nonnull<SubstNonTypeTemplateParmExpr>(C) ||
+        (DR && isa<NonTypeTemplateParmDecl>(DR->getDecl()))) {
+      Found = true; // a call through a template parameter
+      return false;
+    }
+    if (!isLaunchFunction(calleeName(CE)))
+      return true;
+    for (const clang::Expr *A : CE->arguments())
+      if (mayNameFunction(A)) {
+        Found = true;
+        return false;
+      }
+    return true;
+  }
+};
+
 class LaunchFinder : public RecursiveASTVisitor<LaunchFinder> {
 public:
-  LaunchFinder(ASTContext &Ctx, const LocMapper &Map) : Ctx(Ctx), Map(Map) {}
+  LaunchFinder(ASTContext &Ctx, const LocMapper &Map, bool SkipPrecompiled)
+      : Ctx(Ctx), Map(Map), SkipPrecompiled(SkipPrecompiled) {}
   bool shouldVisitTemplateInstantiations() const { return true; }
 
   bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *CE) {
@@ -74,16 +157,25 @@ public:
 
   /// Tracks the function whose body is being visited (launch callers).
   bool TraverseDecl(Decl *D) {
+    if (SkipPrecompiled &&
+        fromPrecompiledSystemHeader(D, Ctx.getSourceManager()))
+      return true;
     const auto *FD = dyn_cast_or_null<FunctionDecl>(D);
     if (!FD || !FD->getIdentifier())
       return RecursiveASTVisitor::TraverseDecl(D);
     std::string Saved = std::move(Current);
     const FunctionDecl *SavedFD = CurrentFD;
+    bool SavedSystem = CurrentInSystemHeader;
     Current = FD->getName().str();
     CurrentFD = FD;
+    const SourceManager &SM = Ctx.getSourceManager();
+    CurrentInSystemHeader =
+        FD->getLocation().isValid() &&
+        SM.isInSystemHeader(SM.getExpansionLoc(FD->getLocation()));
     bool R = RecursiveASTVisitor::TraverseDecl(D);
     Current = std::move(Saved);
     CurrentFD = SavedFD;
+    CurrentInSystemHeader = SavedSystem;
     return R;
   }
 
@@ -94,7 +186,9 @@ public:
     if (!FD || !FD->getIdentifier())
       return true;
     llvm::StringRef N = FD->getName();
-    if (!Current.empty())
+    // Callers in system headers do not count: a header function that calls
+    // a name the unit also uses is no host caller of the unit's launches.
+    if (!Current.empty() && !CurrentInSystemHeader)
       CallersOf[N.str()].insert(Current);
     bool Coop = N == "cudaLaunchCooperativeKernel";
     if (Coop || N == "cudaLaunchKernel") {
@@ -111,14 +205,7 @@ public:
 
 private:
   static const FunctionDecl *kernelOf(const clang::Expr *E) {
-    while (E) {
-      E = E->IgnoreParenCasts();
-      if (const auto *U = dyn_cast<UnaryOperator>(E)) {
-        E = U->getSubExpr();
-        continue;
-      }
-      break;
-    }
+    E = stripToName(E);
     if (const auto *DR = dyn_cast_or_null<DeclRefExpr>(E))
       return dyn_cast<FunctionDecl>(DR->getDecl());
     return nullptr;
@@ -248,6 +335,8 @@ private:
   const LocMapper &Map;
   std::string Current; ///< Name of the function being traversed.
   const FunctionDecl *CurrentFD = nullptr; ///< The function itself.
+  bool CurrentInSystemHeader = false;      ///< It lies in a system header.
+  bool SkipPrecompiled;                    ///< See collectLaunches.
   /// Callee name -> names of the functions that call it.
   std::map<std::string, std::set<std::string>> CallersOf;
   std::set<std::tuple<const FunctionDecl *, std::string, unsigned, unsigned>>
@@ -256,12 +345,18 @@ private:
 
 } // namespace
 
-std::vector<FoundLaunch> collectLaunches(ASTContext &Ctx,
-                                         const LocMapper &Map) {
-  LaunchFinder F(Ctx, Map);
+std::vector<FoundLaunch> collectLaunches(ASTContext &Ctx, const LocMapper &Map,
+                                         bool SkipPrecompiled) {
+  LaunchFinder F(Ctx, Map, SkipPrecompiled);
   F.TraverseDecl(Ctx.getTranslationUnitDecl());
   F.closeCallers();
   return std::move(F.Out);
+}
+
+bool mayHoldLaunches(ASTContext &Ctx) {
+  LaunchShapes S;
+  S.TraverseDecl(Ctx.getTranslationUnitDecl());
+  return S.Found;
 }
 
 } // namespace pkb::fe

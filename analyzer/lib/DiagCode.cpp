@@ -5,7 +5,7 @@
 
 namespace pkb {
 namespace {
-constexpr std::array<DiagCodeInfo, 25> Table = {{
+constexpr std::array<DiagCodeInfo, 26> Table = {{
     {DiagCode::InputUnreadable, "input-unreadable",
      "missing path, directory, not a regular file, or a read failure"},
     {DiagCode::InputUnsupported, "input-unsupported",
@@ -37,6 +37,9 @@ constexpr std::array<DiagCodeInfo, 25> Table = {{
      "(docs/frontend.md, \"Missing headers\")"},
     {DiagCode::NoKernels, "no-kernels",
      "the file parses but defines no `__global__` function"},
+    {DiagCode::PrecompiledHeaders, "precompiled-headers",
+     "the precompiled toolkit headers could not be built or used (corrupt, "
+     "out of date, unwritable cache); the file was parsed without them"},
     {DiagCode::Note, "note",
      "a remark of the front end (toolkit or shim mode, ...)"},
     {DiagCode::SolverUnknown, "solver-unknown",

@@ -7,9 +7,14 @@
 //                 semantics (FrontendOptions::ParseOnly), no model;
 //   model/<file>  the full front end: parse plus kernel-model building
 //                 (pkb::buildModels), the work `pkbcheck dump` does;
-// and prints a Markdown table of the per-file ratio model/parse with the
-// geometric mean and the maximum. docs/performance.md records the numbers
-// and the exact command. Not a test: nothing here asserts a time.
+//   pch/<file>    the same with the precompiled toolkit headers
+//                 (FrontendOptions::PchDir, a fresh directory under the
+//                 system's temporary directory, built before the timing:
+//                 what every file after the first costs in `pkbcheck check`);
+// and prints a Markdown table of the per-file ratios model/parse and
+// pch/parse with the geometric mean and the maximum. docs/performance.md
+// records the numbers and the exact command. Not a test: nothing here asserts a
+// time.
 //
 //===----------------------------------------------------------------------===//
 #include "pkb/Frontend.h"
@@ -23,6 +28,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -47,9 +53,11 @@ std::vector<std::string> kernelFiles(const fs::path &Root) {
 
 /// Runs the front end over every unit of \p In; aborts the benchmark if a
 /// unit could not be parsed at all (a benchmark of a failure is no baseline).
-void runUnits(benchmark::State &St, const pkb::Input &In, bool ParseOnly) {
+void runUnits(benchmark::State &St, const pkb::Input &In, bool ParseOnly,
+              const std::string &PchDir) {
   pkb::FrontendOptions O;
   O.ParseOnly = ParseOnly;
+  O.PchDir = PchDir;
   size_t Kernels = 0;
   for (auto _ : St) {
     Kernels = 0;
@@ -57,6 +65,10 @@ void runUnits(benchmark::State &St, const pkb::Input &In, bool ParseOnly) {
       pkb::FrontendResult R = pkb::buildModels(U, O);
       if (!R.Parsed) {
         St.SkipWithError("front end could not parse the file");
+        return;
+      }
+      if (!PchDir.empty() && !R.UsedPch) {
+        St.SkipWithError("the precompiled headers were not used");
         return;
       }
       Kernels += R.Module.Kernels.size();
@@ -110,6 +122,23 @@ int main(int Argc, char **Argv) {
     fmt::print(stderr, "pkb_bench_frontend: no kernel files found\n");
     return 2;
   }
+  // The precompiled headers, built here so that no timed run builds them.
+  std::string PchDir =
+      (fs::temp_directory_path() / fmt::format("pkb-bench-pch-{}", ::getpid()))
+          .string();
+  {
+    pkb::CudaUnit U;
+    U.Name = "warm.cu";
+    U.Text = "__global__ void k() {}\n";
+    U.Identity = true;
+    pkb::FrontendOptions O;
+    O.PchDir = PchDir;
+    if (!pkb::buildModels(U, O).UsedPch)
+      fmt::print(stderr,
+                 "pkb_bench_frontend: the precompiled headers could "
+                 "not be built in {}\n",
+                 PchDir);
+  }
   std::vector<std::string> Names;
   for (const std::string &F : Files) {
     auto In = std::make_shared<pkb::Input>(pkb::readInput(F));
@@ -119,44 +148,62 @@ int main(int Argc, char **Argv) {
     if (Rel.empty() || Rel.rfind("..", 0) == 0)
       Rel = F;
     Names.push_back(Rel);
-    for (bool ParseOnly : {true, false})
-      benchmark::RegisterBenchmark(
-          ((ParseOnly ? "parse/" : "model/") + Rel).c_str(),
-          [In, ParseOnly](benchmark::State &St) {
-            runUnits(St, *In, ParseOnly);
-          })
+    for (const char *Kind : {"parse/", "model/", "pch/"}) {
+      bool ParseOnly = std::string(Kind) == "parse/";
+      std::string Dir = std::string(Kind) == "pch/" ? PchDir : "";
+      benchmark::RegisterBenchmark((Kind + Rel).c_str(),
+                                   [In, ParseOnly, Dir](benchmark::State &St) {
+                                     runUnits(St, *In, ParseOnly, Dir);
+                                   })
           ->Unit(benchmark::kMillisecond)
           ->MinTime(0.2);
+    }
   }
   Collector C;
   benchmark::RunSpecifiedBenchmarks(&C);
   benchmark::Shutdown();
 
-  // Summary: ratio of model building to the plain parse, per file.
-  double LogSum = 0, Max = 0, ParseTotal = 0, ModelTotal = 0;
+  std::error_code EC;
+  fs::remove_all(PchDir, EC);
+
+  // Summary: ratio of model building to the plain parse, per file, without
+  // and with the precompiled headers.
+  double LogSum = 0, Max = 0, ParseTotal = 0, ModelTotal = 0, PchTotal = 0,
+         PchLogSum = 0, PchMax = 0;
   std::string MaxFile;
   size_t N = 0;
-  fmt::print(
-      "\n| file | parse ms | model ms | ratio |\n|---|---:|---:|---:|\n");
+  fmt::print("\n| file | parse ms | model ms | ratio | pch ms | pch ratio "
+             "|\n|---|---:|---:|---:|---:|---:|\n");
   for (const std::string &Rel : Names) {
-    double P = C.medianMs("parse/" + Rel), M = C.medianMs("model/" + Rel);
-    if (P <= 0 || M <= 0)
+    double P = C.medianMs("parse/" + Rel), M = C.medianMs("model/" + Rel),
+           H = C.medianMs("pch/" + Rel);
+    if (P <= 0 || M <= 0 || H <= 0)
       continue;
     double Ratio = M / P;
-    fmt::print("| {} | {:.1f} | {:.1f} | {:.2f} |\n", Rel, P, M, Ratio);
+    fmt::print("| {} | {:.1f} | {:.1f} | {:.2f} | {:.1f} | {:.2f} |\n", Rel, P,
+               M, Ratio, H, H / P);
     LogSum += std::log(Ratio);
+    PchLogSum += std::log(H / P);
+    PchMax = std::max(PchMax, H / P);
     ParseTotal += P;
     ModelTotal += M;
+    PchTotal += H;
     if (Ratio > Max) {
       Max = Ratio;
       MaxFile = Rel;
     }
     ++N;
   }
-  if (N)
+  if (N) {
     fmt::print("\nfiles {}: parse total {:.0f} ms, model total {:.0f} ms, "
                "ratio geomean {:.3f}, total {:.3f}, max {:.3f} ({})\n",
                N, ParseTotal, ModelTotal, std::exp(LogSum / double(N)),
                ModelTotal / ParseTotal, Max, MaxFile);
+    fmt::print("with precompiled headers: model total {:.0f} ms ({:.1f} ms "
+               "per file), pch/parse geomean {:.3f}, total {:.3f}, max "
+               "{:.3f}\n",
+               PchTotal, PchTotal / double(N), std::exp(PchLogSum / double(N)),
+               PchTotal / ParseTotal, PchMax);
+  }
   return 0;
 }

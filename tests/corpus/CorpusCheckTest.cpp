@@ -84,8 +84,12 @@ FileResult analyze(const std::string &Path) {
   M.HostOps = In.HostOps;
   FrontendOptions FO;
   FO.ForceShims = true;
+  // With the precompiled shim headers (the same models as without them,
+  // tests/frontend/PrecompiledTest.cpp), as `pkbcheck check` parses.
+  FO.PchDir = std::string(PKB_BINARY_DIR) + "/test-pch";
   for (const CudaUnit &U : In.Units) {
     FrontendResult R = buildModels(U, FO);
+    EXPECT_TRUE(R.UsedPch) << Path;
     for (KernelModel &K : R.Module.Kernels)
       M.Kernels.push_back(std::move(K));
     for (HostOp &H : R.Module.HostOps) // a candidate's pkb_candidate_run

@@ -268,6 +268,29 @@ TEST_F(Gate, OptionMessages) {
   EXPECT_HAS(R.Output, "excludes -j/--jobs");
   R = check({"--in-process", "--timeout", "5", "k.cu"});
   EXPECT_EQ(R.Status, 2);
+  R = check({"--no-pch", "--pch-dir", "pch", "k.cu"});
+  EXPECT_EQ(R.Status, 2);
+  EXPECT_HAS(R.Output, "--no-pch and --pch-dir exclude each other");
+}
+
+TEST_F(Gate, PrecompiledHeadersGiveTheSameDump) {
+  write("k.cu", GoodKernel);
+  fs::path Pch = Dir / "pch";
+  RunResult Plain = runPkbcheck({"dump", "--shims", "--no-pch", "k.cu"}, Dir);
+  ASSERT_EQ(Plain.Status, 0) << Plain.Output;
+  for (int I = 0; I < 2; ++I) { // builds, then loads the PCH
+    RunResult R = runPkbcheck(
+        {"dump", "--shims", "--pch-dir", Pch.string(), "k.cu"}, Dir);
+    EXPECT_EQ(R.Status, 0);
+    EXPECT_EQ(R.Output, Plain.Output);
+  }
+  size_t Files = 0;
+  for (const auto &E : fs::directory_iterator(Pch))
+    Files += E.path().extension() == ".pch";
+  EXPECT_EQ(Files, 1u);
+  RunResult C = check({"--pch-dir", Pch.string(), "k.cu"});
+  EXPECT_EQ(C.Status, 0) << C.Output;
+  EXPECT_EQ(C.Output.find("precompiled-headers"), std::string::npos);
 }
 
 TEST_F(Gate, ExtraArgTakesOneArgument) {

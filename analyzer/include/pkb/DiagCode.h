@@ -32,6 +32,7 @@ enum class DiagCode {
   PtxUnknown,
   RecoveredDeclaration,
   NoKernels,
+  PrecompiledHeaders,
   Note,
   SolverUnknown,
   CompileDb,

@@ -33,6 +33,11 @@ struct FrontendOptions {
   /// kernel models: the baseline that the front-end benchmark
   /// (tests/bench/FrontendBench.cpp) compares model building against.
   bool ParseOnly = false;
+  /// Cache directory of the precompiled toolkit / shim headers (the
+  /// implicit includes, parsed once per set of arguments and loaded by
+  /// every later parse; docs/frontend.md, "Precompiled toolkit headers").
+  /// Empty: every parse reads the headers itself.
+  std::string PchDir;
 };
 
 /// The model and diagnostics of one unit. Locations are already mapped back
@@ -41,6 +46,9 @@ struct FrontendResult {
   ModuleModel Module;
   std::vector<Diagnostic> Diags;
   bool Parsed = false; ///< False if nothing usable came out of the parse.
+  /// True when the kept parse loaded the precompiled headers of
+  /// FrontendOptions::PchDir (false without one, or after a fallback).
+  bool UsedPch = false;
 };
 
 /// Parses \p Unit and extracts kernel models. Never throws; parse errors
@@ -51,6 +59,12 @@ FrontendResult buildModels(const CudaUnit &Unit, const FrontendOptions &Opts);
 /// Directory of the bundled shim headers (compiled in, overridable with
 /// $PKBCHECK_SHIM_DIR).
 std::string shimDirectory();
+
+/// The default cache directory of the precompiled headers:
+/// $PKBCHECK_PCH_DIR if set (an empty value turns them off), else
+/// $XDG_CACHE_HOME/pkbcheck/pch, else $HOME/.cache/pkbcheck/pch; empty when
+/// none of these is set.
+std::string defaultPchDirectory();
 
 /// Clang and LLVM version strings, e.g. "19.1.7".
 std::string clangVersion();

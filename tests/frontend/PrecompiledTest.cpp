@@ -1,0 +1,266 @@
+//===- PrecompiledTest.cpp - Precompiled toolkit headers ------------------===//
+//
+// FrontendOptions::PchDir: the models and diagnostics of a unit are the same
+// with and without the precompiled headers (toolkit and shim mode, bundled
+// files, a file with its own macros before the includes, a missing include
+// with recovery); a corrupt cache file or a changed header falls back to a
+// plain parse with a "precompiled-headers" note and is rebuilt on the next
+// run; processes racing to build the same file all end up using it.
+//
+//===----------------------------------------------------------------------===//
+#include "FrontendTestUtil.h"
+#include "pkb/DiagCode.h"
+#include "pkb/ModelJson.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace pkb;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// A fresh, empty directory under the build tree for one test, removed
+/// when the test ends.
+class TempDir {
+public:
+  explicit TempDir(const std::string &Name)
+      : P(fs::path(PKB_BINARY_DIR) / "test-pch-tmp" /
+          (Name + "-" + std::to_string(::getpid()))) {
+    fs::remove_all(P);
+    fs::create_directories(P);
+  }
+  ~TempDir() {
+    std::error_code EC;
+    fs::remove_all(P, EC);
+  }
+  std::string path() const { return P.string(); }
+
+private:
+  fs::path P;
+};
+
+/// The .pch files in \p Dir.
+std::vector<fs::path> pchFiles(const std::string &Dir) {
+  std::vector<fs::path> R;
+  for (const auto &E : fs::directory_iterator(Dir))
+    if (E.path().extension() == ".pch")
+      R.push_back(E.path());
+  return R;
+}
+
+/// Everything a parse produces that the rest of pkbcheck sees: the module
+/// model (kernels, events, locations, launches) and every diagnostic.
+std::string everything(const FrontendResult &R) {
+  nlohmann::json J = toJson(R.Module);
+  J["parsed"] = R.Parsed;
+  for (const Diagnostic &D : R.Diags)
+    J["diags"].push_back(toJson(D));
+  return J.dump(1);
+}
+
+/// A one-kernel unit that uses a toolkit function.
+CudaUnit atomicUnit() {
+  return test::cudaUnit(
+      "__global__ void k(int *p) { atomicAdd_system(p, 1); }\n");
+}
+
+bool hasPchNote(const FrontendResult &R) {
+  for (const Diagnostic &D : R.Diags)
+    if (D.Code == toString(DiagCode::PrecompiledHeaders) &&
+        D.Sev == Severity::Note)
+      return true;
+  return false;
+}
+
+/// Options of both modes this machine has: shims, and the toolkit when one
+/// is installed in /usr/local/cuda.
+std::vector<FrontendOptions> modes() {
+  std::vector<FrontendOptions> M = {test::shimOptions()};
+  if (fs::exists("/usr/local/cuda/include/cuda_runtime.h")) {
+    FrontendOptions T;
+    T.CudaPath = "/usr/local/cuda";
+    M.push_back(T);
+  }
+  return M;
+}
+
+/// Parses every unit of \p Path without and twice with the precompiled
+/// headers of \p Dir (the first call may build them) and expects the same
+/// result each time.
+void expectSameWithPch(const std::string &Path, FrontendOptions O,
+                       const std::string &Dir) {
+  Input In = readInput(Path);
+  ASSERT_FALSE(In.Units.empty()) << Path;
+  for (const CudaUnit &U : In.Units) {
+    O.PchDir = "";
+    FrontendResult Plain = buildModels(U, O);
+    ASSERT_TRUE(Plain.Parsed) << Path;
+    EXPECT_FALSE(Plain.UsedPch);
+    O.PchDir = Dir;
+    for (int I = 0; I < 2; ++I) {
+      FrontendResult Pch = buildModels(U, O);
+      EXPECT_TRUE(Pch.UsedPch) << Path;
+      EXPECT_EQ(everything(Pch), everything(Plain))
+          << Path << (O.ForceShims ? " (shims)" : " (toolkit)");
+    }
+  }
+}
+
+TEST(Precompiled, BundledFilesHaveTheSameModels) {
+  std::string Src = PKB_SOURCE_DIR;
+  TempDir Tmp("bundled");
+  const std::string Dir = Tmp.path();
+  for (const FrontendOptions &O : modes())
+    for (const char *F : {"kernels/corpus/correct/c01_allreduce_oneshot_"
+                          "peerview.cu",
+                          "kernels/corpus/correct/c14_allreduce_oneshot_pkb.py",
+                          "kernels/corpus/buggy/bar001_02_coop.cu",
+                          "kernels/candidates/2_allgather_coop_groups.cu",
+                          "runtime/testdata/broken_compile_error.cu"})
+      if (fs::exists(Src + "/" + F))
+        expectSameWithPch(Src + "/" + F, O, Dir);
+  // One file per mode: the arguments differ.
+  EXPECT_EQ(pchFiles(Dir).size(), modes().size());
+}
+
+TEST(Precompiled, OwnMacrosBeforeTheIncludesAndRecovery) {
+  TempDir Tmp("macros");
+  const std::string Dir = Tmp.path();
+  fs::path F = fs::path(Dir) / "own_macros.cu";
+  std::ofstream(F) << R"(#define PKB_TEST_WIDTH 4
+#define __CUDA_NO_HALF_OPERATORS__
+#include <cuda_runtime.h>
+#include <cuda_fp16.h>
+#include "not_there.h"
+#ifndef __CUDA_ARCH__
+#error device side only
+#endif
+__global__ void k(unsigned **pads, int rank, UNKNOWN_T *x) {
+  for (int i = 0; i < PKB_TEST_WIDTH; ++i)
+    atomicAdd_system(&pads[rank ^ 1][i], 1u);
+  __threadfence_system();
+}
+)";
+  for (const FrontendOptions &O : modes())
+    expectSameWithPch(F.string(), O, Dir);
+}
+
+TEST(Precompiled, CorruptFileFallsBackAndIsRebuilt) {
+  TempDir Tmp("corrupt");
+  const std::string Dir = Tmp.path();
+  CudaUnit U = atomicUnit();
+  FrontendOptions O = test::shimOptions();
+  FrontendResult Plain = buildModels(U, O);
+  O.PchDir = Dir;
+  ASSERT_TRUE(buildModels(U, O).UsedPch);
+  std::vector<fs::path> Files = pchFiles(Dir);
+  ASSERT_EQ(Files.size(), 1u);
+  { // flip one byte in the middle of the PCH
+    std::fstream IO(Files[0], std::ios::in | std::ios::out | std::ios::binary);
+    IO.seekg(0, std::ios::end);
+    std::streamoff Mid = IO.tellg() / 2;
+    IO.seekg(Mid);
+    char C = 0;
+    IO.get(C);
+    IO.seekp(Mid);
+    IO.put(static_cast<char>(C ^ 0x5a));
+  }
+  FrontendResult Fallback = buildModels(U, O);
+  EXPECT_FALSE(Fallback.UsedPch);
+  EXPECT_TRUE(hasPchNote(Fallback));
+  EXPECT_EQ(toJson(Fallback.Module).dump(), toJson(Plain.Module).dump());
+  EXPECT_TRUE(pchFiles(Dir).empty()) << "the corrupt file is removed";
+  // A truncated file too.
+  ASSERT_TRUE(buildModels(U, O).UsedPch);
+  fs::resize_file(pchFiles(Dir).at(0), 100);
+  FrontendResult Truncated = buildModels(U, O);
+  EXPECT_FALSE(Truncated.UsedPch);
+  EXPECT_TRUE(hasPchNote(Truncated));
+  EXPECT_EQ(toJson(Truncated.Module).dump(), toJson(Plain.Module).dump());
+  // The next run rebuilds it.
+  FrontendResult Again = buildModels(U, O);
+  EXPECT_TRUE(Again.UsedPch);
+  EXPECT_FALSE(hasPchNote(Again));
+}
+
+TEST(Precompiled, ChangedHeaderFallsBackAndIsRebuilt) {
+  // A copy of the shim headers that the test may change.
+  TempDir Tmp("stale");
+  const std::string Dir = Tmp.path();
+  fs::path Shims = fs::path(Dir) / "shims";
+  fs::copy(shimDirectory(), Shims, fs::copy_options::recursive);
+  const char *Old = std::getenv("PKBCHECK_SHIM_DIR");
+  std::string Saved = Old ? Old : "";
+  ::setenv("PKBCHECK_SHIM_DIR", Shims.c_str(), 1);
+  CudaUnit U = atomicUnit();
+  FrontendOptions O = test::shimOptions();
+  O.PchDir = Dir + "/cache";
+  EXPECT_TRUE(buildModels(U, O).UsedPch);
+  // Change a header the PCH holds (size and time).
+  std::ofstream(Shims / "cuda" / "cuda_runtime.h", std::ios::app)
+      << "\n// changed\n";
+  FrontendResult Stale = buildModels(U, O);
+  EXPECT_FALSE(Stale.UsedPch);
+  EXPECT_TRUE(hasPchNote(Stale));
+  O.PchDir = "";
+  FrontendResult Plain = buildModels(U, O);
+  EXPECT_EQ(toJson(Stale.Module).dump(), toJson(Plain.Module).dump());
+  O.PchDir = Dir + "/cache";
+  FrontendResult Rebuilt = buildModels(U, O);
+  EXPECT_TRUE(Rebuilt.UsedPch);
+  EXPECT_FALSE(hasPchNote(Rebuilt));
+  if (Old)
+    ::setenv("PKBCHECK_SHIM_DIR", Saved.c_str(), 1);
+  else
+    ::unsetenv("PKBCHECK_SHIM_DIR");
+}
+
+TEST(Precompiled, UnwritableDirectoryFallsBack) {
+  TempDir Tmp("unwritable");
+  const std::string Dir = Tmp.path();
+  fs::path File = fs::path(Dir) / "a-file";
+  std::ofstream(File) << "x";
+  CudaUnit U = test::cudaUnit("__global__ void k(int *p) { *p = 1; }\n");
+  FrontendOptions O = test::shimOptions();
+  O.PchDir = (File / "cache").string(); // below a regular file
+  FrontendResult R = buildModels(U, O);
+  EXPECT_TRUE(R.Parsed);
+  EXPECT_FALSE(R.UsedPch);
+  EXPECT_TRUE(hasPchNote(R));
+  ASSERT_EQ(R.Module.Kernels.size(), 1u);
+}
+
+TEST(Precompiled, RacingProcessesAllUseIt) {
+  TempDir Tmp("race");
+  const std::string Dir = Tmp.path();
+  CudaUnit U = atomicUnit();
+  FrontendOptions O = test::shimOptions();
+  O.PchDir = Dir;
+  std::vector<pid_t> Kids;
+  for (int I = 0; I < 3; ++I) {
+    pid_t P = ::fork();
+    ASSERT_GE(P, 0);
+    if (P == 0) {
+      FrontendResult R = buildModels(U, O);
+      ::_exit(R.UsedPch && !hasPchNote(R) ? 0 : 1);
+    }
+    Kids.push_back(P);
+  }
+  for (pid_t P : Kids) {
+    int Status = 0;
+    ASSERT_EQ(::waitpid(P, &Status, 0), P);
+    EXPECT_TRUE(WIFEXITED(Status) && WEXITSTATUS(Status) == 0);
+  }
+  EXPECT_EQ(pchFiles(Dir).size(), 1u);
+  for (const auto &E : fs::directory_iterator(Dir))
+    EXPECT_NE(E.path().extension(), ".tmp") << "no temporary file is left";
+  EXPECT_TRUE(buildModels(U, O).UsedPch);
+}
+
+} // namespace
