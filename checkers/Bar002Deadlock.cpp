@@ -9,6 +9,8 @@
 #include "Checks.h"
 #include "Engine.h"
 
+#include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -61,7 +63,9 @@ public:
         W.ExitCond && W.ExitCond->mentions("polled") &&
         !anyVar(
             W.ExitCond,
-            [](const std::string &N) { return N.rfind("local:", 0) == 0; },
+            [](const std::string &N) {
+              return startsWith(N, "local:") || startsWith(N, "global:");
+            },
             /*OpaqueCounts=*/true);
     if (!Counter && Sig.Value && SimpleExit) {
       z3::expr_vector From(A.Z), To(A.Z);
@@ -173,6 +177,49 @@ public:
     return Sum;
   }
 
+  /// Outcome of growthExceeds().
+  enum class Excess { Found, None, Uncountable };
+
+  /// Solves "the threshold grows by more than the arrivals" for each world
+  /// size (ascending) and launch: \p Base gives the condition under which
+  /// the waits execute, \p Growth the threshold growth (both over agent
+  /// 1), and the arrivals at wait \p Wt of the counter signals \p Sigs are
+  /// summed (arrivals()). Launches for which \p Skip holds are not tried;
+  /// with \p Exact an approximate satisfying assignment does not count.
+  /// Found fills \p R; Uncountable when some arrivals cannot be counted.
+  Excess growthExceeds(Analysis &A, size_t Wt, const std::vector<size_t> &Sigs,
+                       const std::function<z3::expr()> &Base,
+                       const std::function<z3::expr()> &Growth,
+                       const std::function<bool(const LaunchDims &)> &Skip,
+                       Outcome &R, bool Exact = false) const {
+    bool PerBlock = A.perBlockSync();
+    std::vector<unsigned> Ws = A.O.WorldSizes;
+    std::sort(Ws.begin(), Ws.end());
+    for (unsigned Wn : Ws)
+      for (const LaunchDims &L : A.launches()) {
+        if (Skip(L))
+          continue;
+        A.Approx = false;
+        z3::expr Q = Base();
+        z3::expr Sum = A.Z.int_val(0);
+        int Agent = 10;
+        for (size_t S : Sigs) {
+          auto N = arrivals(A, S, Agent++, Wt, PerBlock, Wn, L);
+          if (!N)
+            return Excess::Uncountable;
+          Sum = Sum + *N;
+        }
+        z3::expr G = Growth();
+        WitnessSpec Wit = A.agentWitness({1});
+        Wit.push_back({"growth", G});
+        Wit.push_back({"arrivals", Sum});
+        R = A.solve(Q && G > Sum, Wit, {Wn}, &L);
+        if (R.sat() && !(Exact && A.Approx))
+          return Excess::Found;
+      }
+    return Excess::None;
+  }
+
   /// Counter barriers: for two consecutive threshold waits on one slot by
   /// the same agent, the threshold may grow by more than the arrivals that
   /// the counter signals between them deliver. The counter then falls behind
@@ -209,44 +256,17 @@ public:
       }
       if (!AllCounters || Between.empty())
         continue;
-      bool PerBlock = A.perBlockSync();
       Outcome R;
-      bool Found = false;
-      std::vector<unsigned> Ws = A.O.WorldSizes;
-      std::sort(Ws.begin(), Ws.end());
-      for (unsigned Wn : Ws) {
-        for (const LaunchDims &L : A.launches()) {
-          A.Approx = false;
-          z3::expr Q =
-              A.exec(Wa, 1) && A.exec(Wb, 1) && A.conflict(Wa, 1, Wb, 1);
-          z3::expr Sum = A.Z.int_val(0);
-          int Agent = 10;
-          bool Ok = true;
-          for (size_t S : Between) {
-            auto N = arrivals(A, S, Agent++, Wb, PerBlock, Wn, L);
-            if (!N) {
-              Ok = false;
-              break;
-            }
-            Sum = Sum + *N;
-          }
-          if (!Ok)
-            return;
-          z3::expr Growth = A.toInt(EB.Value, 1) - A.toInt(EA.Value, 1);
-          Q = Q && Growth > Sum;
-          WitnessSpec Wit = A.agentWitness({1});
-          Wit.push_back({"growth", Growth});
-          Wit.push_back({"arrivals", Sum});
-          R = A.solve(Q, Wit, {Wn}, &L);
-          if (R.sat()) {
-            Found = true;
-            break;
-          }
-        }
-        if (Found)
-          break;
-      }
-      if (!Found)
+      Excess X = growthExceeds(
+          A, Wb, Between,
+          [&] {
+            return A.exec(Wa, 1) && A.exec(Wb, 1) && A.conflict(Wa, 1, Wb, 1);
+          },
+          [&] { return A.toInt(EB.Value, 1) - A.toInt(EA.Value, 1); },
+          [](const LaunchDims &) { return false; }, R);
+      if (X == Excess::Uncountable)
+        return;
+      if (X != Excess::Found)
         continue;
       Finding F = makeFinding(
           info().Id, A.K, EB.Loc,
@@ -262,6 +282,169 @@ public:
       relate(F, "wait", EA);
       relate(F, "wait", EB);
       for (size_t S : Between)
+        relate(F, "signal", A.ev(S));
+      applyOutcome(F, R);
+      emit(Out, std::move(F));
+    }
+  }
+
+  /// Constant byte range [Lo, Hi) of event \p E when its index and byte
+  /// offset are constants and its width is known.
+  static std::optional<std::pair<int64_t, int64_t>> constBytes(const Event &E) {
+    std::optional<int64_t> I = constOf(E.Addr.Index);
+    std::optional<int64_t> B =
+        E.Addr.ByteOffset ? constOf(E.Addr.ByteOffset) : int64_t(0);
+    if (!I || !B || !E.Width)
+      return std::nullopt;
+    int64_t Lo = *I * E.Width + *B;
+    return std::make_pair(Lo, Lo + int64_t(E.Width));
+  }
+
+  /// No other kernel of the module may write the slot that wait \p Wt
+  /// polls: each of their writes goes to shared or symmetric data, to an
+  /// output buffer (LocalBuffer role), or to constant bytes disjoint from
+  /// the wait's constant bytes. Conservative: anything else may alias.
+  static bool slotPrivate(const Analysis &A, size_t Wt) {
+    std::optional<std::pair<int64_t, int64_t>> Mine = constBytes(A.ev(Wt));
+    if (!Mine)
+      return false;
+    for (const KernelModel &K2 : A.M.Kernels) {
+      if (K2.Name == A.K.Name)
+        continue;
+      if (!K2.Facts.Done)
+        return false;
+      for (const Event &E : K2.Events) {
+        if (!isWriteEvent(E) || K2.isSharedAccess(E) ||
+            E.Addr.Space == AddrSpace::Local)
+          continue;
+        const Param *P = K2.paramOf(E.Addr.Base);
+        bool Data = std::binary_search(K2.Facts.SymBases.begin(),
+                                       K2.Facts.SymBases.end(), E.Addr.Base) ||
+                    (P && P->Role == ParamRole::LocalBuffer);
+        if (Data)
+          continue;
+        std::optional<std::pair<int64_t, int64_t>> R = constBytes(E);
+        if (!R || (R->first < Mine->second && Mine->first < R->second))
+          return false;
+      }
+    }
+    return true;
+  }
+
+  /// True if \p E is affine in the variable \p X: built from constants,
+  /// variables, +, - and products with at most one factor mentioning X.
+  /// Its growth when X grows by one is then the same for every X.
+  static bool affineIn(const ExprRef &E, const std::string &X) {
+    if (!E)
+      return false;
+    switch (E->Op) {
+    case ExprOp::Const:
+    case ExprOp::Var:
+      return true;
+    case ExprOp::Add:
+    case ExprOp::Sub:
+    case ExprOp::Neg:
+      return std::all_of(E->Ops.begin(), E->Ops.end(),
+                         [&](const ExprRef &O) { return affineIn(O, X); });
+    case ExprOp::Mul:
+      return affineIn(E->Ops[0], X) && affineIn(E->Ops[1], X) &&
+             !(E->Ops[0]->mentions(X) && E->Ops[1]->mentions(X));
+    default:
+      return !E->mentions(X);
+    }
+  }
+
+  /// The host sequence of the module (a candidate's `pkb_candidate_run`)
+  /// launches kernel \p K exactly once per call, unconditionally.
+  static bool launchedOncePerCall(const Analysis &A) {
+    unsigned N = 0;
+    for (const HostOp &Op : A.M.HostOps) {
+      if (Op.Kind != HostOp::KernelCall ||
+          std::find(Op.Kernels.begin(), Op.Kernels.end(), A.K.Name) ==
+              Op.Kernels.end())
+        continue;
+      if (Op.Depth != 0 || Op.Kernels.size() != 1)
+        return false;
+      ++N;
+    }
+    return N == 1;
+  }
+
+  /// Counter barriers across calls: a threshold wait (`polled >= V`, the
+  /// only one on its flag base, outside loops) whose target V grows with
+  /// an epoch parameter, on a slot that only atomic adds of this kernel
+  /// raise, in a kernel that the host launches once per call. From one
+  /// call to the next the target grows by V[epoch := epoch + 1] - V (an
+  /// epoch advances by at least one per call; a smaller growth for a
+  /// larger step is impossible for the affine targets seen) while the
+  /// counter grows by the arrivals of one call (all ranks' signals,
+  /// counted as in arrivals()). If the target can grow by more, the
+  /// counter falls behind by a fixed amount per call and the wait of a
+  /// later call never completes (the `W * epoch` wait on `W - 1`
+  /// arrivals). Calls are assumed to stay in step: the signalling ranks
+  /// do not run unboundedly many calls ahead of the waiter.
+  void checkCallCounters(Analysis &A, std::vector<Finding> &Out) const {
+    if (!launchedOncePerCall(A))
+      return;
+    for (size_t Wt : A.Waits) {
+      const Event &EW = A.ev(Wt);
+      if (!A.isCrossRankFlag(EW.Addr.Base) || !isThresholdWait(EW) ||
+          !EW.Loops.empty())
+        continue;
+      bool Alone = true;
+      for (size_t W2 : A.Waits)
+        Alone = Alone && (W2 == Wt || A.ev(W2).Addr.Base != EW.Addr.Base);
+      const Param *Ep = nullptr;
+      for (const Param &P : A.K.Params)
+        if (P.Role == ParamRole::Epoch && EW.Value->mentions("param:" + P.Name))
+          Ep = &P;
+      if (!Alone || !Ep || !affineIn(EW.Value, "param:" + Ep->Name) ||
+          !slotPrivate(A, Wt))
+        continue;
+      std::vector<size_t> Sigs;
+      bool AllCounters = true;
+      for (size_t S : A.Signals) {
+        const Event &E = A.ev(S);
+        if (E.Addr.Base != EW.Addr.Base)
+          continue;
+        AllCounters = AllCounters && isRmwEvent(E) && E.Rmw == RmwOp::Add &&
+                      E.Loops.empty();
+        Sigs.push_back(S);
+      }
+      if (!AllCounters || Sigs.empty())
+        continue;
+      std::string EpVar = "param:" + Ep->Name;
+      Outcome R;
+      Excess X = growthExceeds(
+          A, Wt, Sigs, [&] { return A.exec(Wt, 1); },
+          [&] {
+            z3::expr V = A.toInt(EW.Value, 1);
+            z3::expr_vector From(A.Z), To(A.Z);
+            From.push_back(A.var(EpVar, 0));
+            To.push_back(A.var(EpVar, 0) + 1);
+            return z3::expr(V).substitute(From, To) - V;
+          },
+          // A launch that binds the epoch to a constant: SIG-002's case.
+          [&](const LaunchDims &L) { return L.Bind.count(EpVar) != 0; }, R,
+          /*Exact=*/true);
+      if (X == Excess::Uncountable)
+        return;
+      if (X != Excess::Found)
+        continue;
+      Finding F = makeFinding(
+          info().Id, A.K, EW.Loc,
+          "for W = " + R.Witness["W"] + ", rank " + R.Witness["r1"] +
+              " (block " + R.Witness["b1"] + ") waits until the counter " +
+              "reaches " + EW.Value->str() + ", a target that grows by " +
+              R.Witness["growth"] + " per call (" + EpVar +
+              " one larger), but only " + R.Witness["arrivals"] +
+              " arrivals reach the counter per call: it falls behind and "
+              "the wait never completes (deadlock)",
+          "make the target grow by exactly the arrivals of one call (count "
+          "the ranks that really add, e.g. (W - 1) * epoch when the waiter "
+          "does not arrive)");
+      relate(F, "wait", EW);
+      for (size_t S : Sigs)
         relate(F, "signal", A.ev(S));
       applyOutcome(F, R);
       emit(Out, std::move(F));
@@ -470,6 +653,7 @@ public:
   void checkKernel(Analysis &A, std::vector<Finding> &Out,
                    std::vector<Diagnostic> &Diags) const override {
     checkCounters(A, Out);
+    checkCallCounters(A, Out);
     std::set<size_t> Reported;
     for (size_t Wt : A.Waits) {
       const Event &W = A.ev(Wt);

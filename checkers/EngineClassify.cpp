@@ -74,8 +74,8 @@ bool isThreadVarying(const ExprRef &E) {
       E,
       [](const std::string &N) {
         return startsWith(N, "tid.") || N == "lane" || startsWith(N, "loop:") ||
-               startsWith(N, "local:") || N == "polled" ||
-               startsWith(N, "iter:");
+               startsWith(N, "local:") || startsWith(N, "global:") ||
+               N == "polled" || startsWith(N, "iter:");
       },
       /*OpaqueCounts=*/true);
 }

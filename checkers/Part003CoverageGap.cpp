@@ -30,6 +30,37 @@ public:
                  "N % W remainder).",
                  "part-003", ExplainsOutputMismatch | ExplainsUnwrittenOutput)
 
+  /// True if loop \p Lp is a block-stride loop over one block's range,
+  /// `for (v = X + tid.x; v < B; v += blockDim.x)` with X and B free of
+  /// thread coordinates other than the block index and grid size: block b
+  /// covers [X(b), B(b)), and the blocks are expanded over the launch's
+  /// grid (the `per = N / gridDim.x` block partition).
+  static bool blockStride(const Loop &Lp) { return blockStart(Lp) != nullptr; }
+
+  /// X of a block-stride loop (blockStride()), else null.
+  static ExprRef blockStart(const Loop &Lp) {
+    if (!Lp.Step || Lp.Step->Op != ExprOp::Var || Lp.Step->Name != "bdim.x" ||
+        !Lp.Init || Lp.Init->Op != ExprOp::Add || !Lp.Bound)
+      return nullptr;
+    auto IsTid = [](const ExprRef &T) {
+      return T->Op == ExprOp::Var && T->Name == "tid.x";
+    };
+    ExprRef X = IsTid(Lp.Init->Ops[1])   ? Lp.Init->Ops[0]
+                : IsTid(Lp.Init->Ops[0]) ? Lp.Init->Ops[1]
+                                         : nullptr;
+    if (!X)
+      return nullptr;
+    auto OtherThread = [](const ExprRef &E) {
+      return anyVar(E, [](const std::string &N) {
+        return (N.rfind("tid.", 0) == 0 || N.rfind("bid.", 0) == 0 ||
+                N.rfind("bdim.", 0) == 0 || N.rfind("gdim.", 0) == 0 ||
+                N == "lane") &&
+               N != "bid.x" && N != "gdim.x";
+      });
+    };
+    return OtherThread(X) || OtherThread(Lp.Bound) ? nullptr : X;
+  }
+
   /// The grid/block-stride loop of \p E, if any.
   std::optional<unsigned> coverLoop(Analysis &A, const Event &E) const {
     for (unsigned L : E.Loops) {
@@ -110,8 +141,9 @@ public:
             "element " + R->Witness["j"] + " of " + Base + " (with " +
                 Ext.substr(6) + " = " + R->Witness["n"] +
                 ", W = " + std::to_string(W) + ") is written by no rank",
-            "size the partitions with ceil(N / W) and clamp the last one to "
-            "N (or add a tail loop for the remainder)");
+            "size the partitions with a ceiling division (ceil(N / W) per "
+            "rank, ceil(N / gridDim.x) per block) and clamp the last one "
+            "to N (or add a tail loop for the remainder)");
         for (size_t I : Ws)
           relate(F, "write", A.ev(I));
         applyOutcome(F, *R);
@@ -122,11 +154,34 @@ public:
   }
 
   /// Builds and solves the gap formula for one W; nullopt if a write has a
-  /// shape the coverage reasoning does not support.
+  /// shape the coverage reasoning does not support. With a block-stride
+  /// cover loop (blockStride()) the blocks are expanded per launch
+  /// configuration.
   std::optional<Outcome> gap(Analysis &A, const std::string &Base,
                              const std::vector<size_t> &Ws,
                              const std::string &Ext, unsigned Elem,
                              unsigned W) const {
+    bool PerLaunch = false;
+    for (size_t I : Ws)
+      if (std::optional<unsigned> C = coverLoop(A, A.ev(I)))
+        PerLaunch = PerLaunch || blockStride(*A.K.findLoop(*C));
+    if (!PerLaunch)
+      return gapFor(A, Base, Ws, Ext, Elem, W, nullptr);
+    std::optional<Outcome> Last;
+    for (const LaunchDims &L : A.launches()) {
+      Last = gapFor(A, Base, Ws, Ext, Elem, W, &L);
+      if (!Last || Last->sat() || Last->unknown())
+        return Last;
+    }
+    return Last;
+  }
+
+  /// The gap formula of gap() for one W and, when \p L is set, one launch
+  /// (blocks of block-stride loops expanded over its grid, at most 1024).
+  std::optional<Outcome> gapFor(Analysis &A, const std::string &Base,
+                                const std::vector<size_t> &Ws,
+                                const std::string &Ext, unsigned Elem,
+                                unsigned W, const LaunchDims *L) const {
     z3::context &Z = A.Z;
     A.Approx = false;
     z3::expr N = A.var(Ext, 0);
@@ -140,6 +195,9 @@ public:
     for (size_t I : Ws) {
       const Event &E = A.ev(I);
       std::optional<unsigned> Cover = coverLoop(A, E);
+      bool Block = Cover && blockStride(*A.K.findLoop(*Cover));
+      if (Block && (!L || L->G[0] > 1024 || L->G[1] != 1 || L->G[2] != 1))
+        return std::nullopt;
       // Restrictions: no thread coordinates outside the cover loop, no
       // other parameters than the extent.
       std::vector<ExprRef> Check(E.Guard.begin(), E.Guard.end());
@@ -148,23 +206,33 @@ public:
       Check.push_back(E.Addr.Peer);
       for (unsigned L : E.Loops)
         if (const Loop *Lp = A.K.findLoop(L)) {
-          Check.push_back(Lp->Bound);
+          if (!Block || L != *Cover)
+            Check.push_back(Lp->Bound);
           if (!Cover || L != *Cover) {
             Check.push_back(Lp->Init);
             Check.push_back(Lp->Step);
           }
         } else
           return std::nullopt;
-      for (const ExprRef &C : Check) {
+      // The block range of a block-stride loop may use bid.x and gdim.x
+      // (blockStride() checked that), nothing else that is free.
+      size_t NoThreadCheck = Check.size();
+      if (Block) {
+        const Loop *Lp = A.K.findLoop(*Cover);
+        Check.push_back(Lp->Bound);
+        Check.push_back(blockStart(*Lp));
+      }
+      for (size_t CI = 0; CI < Check.size(); ++CI) {
+        const ExprRef &C = Check[CI];
         if (!C)
           continue;
-        if (mentionsThread(C) || C->hasOpaque())
+        if ((CI < NoThreadCheck && mentionsThread(C)) || C->hasOpaque())
           return std::nullopt;
         if (anyVar(C, [&](const std::string &Nm) {
               return (Nm.rfind("param:", 0) == 0 && Nm != Ext &&
                       A.var(Nm, 0).to_string() != "rank" &&
                       A.var(Nm, 0).to_string() != "world_size") ||
-                     Nm.rfind("local:", 0) == 0;
+                     Nm.rfind("local:", 0) == 0 || Nm.rfind("global:", 0) == 0;
             }))
           return std::nullopt;
       }
@@ -235,11 +303,26 @@ public:
               z3::expr BO = E.Addr.ByteOffset ? A.toInt(E.Addr.ByteOffset, Ag)
                                               : Z.int_val(0);
               z3::expr Solved = (Y - BO) / Z.int_val(A.unitOf(I)) - Idx0;
-              C = C && V >= 0 && A.loopBound(*Cover, Ag);
+              z3::expr Lo = Z.int_val(0);
+              if (Block)
+                Lo = A.toInt(blockStart(*A.K.findLoop(*Cover)), Ag);
+              C = C && V >= Lo && A.loopBound(*Cover, Ag);
               z3::expr_vector SF(Z), ST(Z);
               SF.push_back(V);
               ST.push_back(Solved);
               C = C.substitute(SF, ST);
+              if (Block) {
+                // Block b covers [X(b), B(b)); some block covers the byte.
+                z3::expr Any = Z.bool_val(false);
+                for (int64_t B = 0; B < L->G[0]; ++B) {
+                  z3::expr_vector BF(Z), BT(Z);
+                  BF.push_back(A.var("bid.x", Ag));
+                  BT.push_back(Z.int_val(B));
+                  Any = Any || C.substitute(BF, BT);
+                }
+                Instances += size_t(L->G[0]);
+                C = Any;
+              }
             }
             Covers.push_back(C.substitute(F2, T2));
             return;
@@ -300,7 +383,7 @@ public:
       Some = Some || A.exec(I, 99);
     F = F && Some;
     WitnessSpec Wit = {{"j", J}, {"n", N}, {"owner", Owner}};
-    return A.solve(F, Wit, {W});
+    return A.solve(F, Wit, {W}, L);
   }
 };
 

@@ -12,10 +12,48 @@
 namespace pkb::chk {
 namespace {
 
+/// True if nothing ever writes the `__device__` scalar \p Name (a
+/// device-kept epoch, "global:NAME" in expressions): the per-call host
+/// sequence is visible (a C++ `pkb_candidate_run` that launches this
+/// kernel) and none of its operations targets the variable
+/// (`cudaMemcpyToSymbol`, `cudaGetSymbolAddress`), no other kernel of the
+/// module writes it, and no write of this kernel executes for any world
+/// size and launch (e.g. its guard needs a flag that every launch binds to
+/// 0). A solver unknown counts as a write.
+bool neverWritten(Analysis &A, const std::string &Name) {
+  bool Launched = false;
+  for (const HostOp &Op : A.M.HostOps) {
+    if (Op.Target == "symbol:" + Name)
+      return false;
+    Launched =
+        Launched || (Op.Kind == HostOp::KernelCall && Op.Kernels.size() == 1 &&
+                     Op.Kernels.front() == A.K.Name);
+  }
+  if (!Launched)
+    return false;
+  for (const KernelModel &K : A.M.Kernels) {
+    if (K.Name == A.K.Name)
+      continue;
+    for (const Event &E : K.Events)
+      if (isWriteEvent(E) && E.Addr.Base == Name)
+        return false;
+  }
+  for (size_t I = 0; I < A.size(); ++I) {
+    if (!isWriteEvent(A.ev(I)) || A.ev(I).Addr.Base != Name)
+      continue;
+    A.Approx = false;
+    Outcome O = A.solve(A.exec(I, 1), {});
+    if (O.sat() || O.unknown() || A.Approx)
+      return false;
+  }
+  return true;
+}
+
 /// True if \p E has the same value in every call: no variable other than
-/// coordinates, and parameters only where every visible launch binds them
+/// coordinates, parameters only where every visible launch binds them
 /// to a constant (a constant epoch passed by the host, docs/checkers.md,
-/// "Launch-site specialization").
+/// "Launch-site specialization"), and values read from `__device__`
+/// scalars only where nothing writes them (neverWritten()).
 bool fixedValue(Analysis &A, const ExprRef &E) {
   if (!E)
     return false;
@@ -26,7 +64,8 @@ bool fixedValue(Analysis &A, const ExprRef &E) {
                  N.rfind("bdim.", 0) == 0 || N.rfind("gdim.", 0) == 0 ||
                  N == "lane" || N == "rank" || N == "world_size" ||
                  N == "polled" ||
-                 (N.rfind("param:", 0) == 0 && A.boundInEveryLaunch(N)));
+                 (N.rfind("param:", 0) == 0 && A.boundInEveryLaunch(N)) ||
+                 (N.rfind("global:", 0) == 0 && neverWritten(A, N.substr(7))));
       },
       /*OpaqueCounts=*/true);
 }

@@ -752,7 +752,14 @@ Val Builder::readLValue(const clang::Expr *S, const clang::Expr *E) {
     return {Expr::opaque(text(E)), P};
   }
   emitAccess(EventKind::Load, *L, S->getType(), S);
-  return {loadValue(S, static_cast<int>(K.Events.size()) - 1)};
+  ExprRef V = loadValue(S, static_cast<int>(K.Events.size()) - 1);
+  if (V->Op == ExprOp::Opaque)
+    if (const auto *DR = dyn_cast<DeclRefExpr>(S))
+      if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()))
+        if (VD->hasAttr<CUDADeviceAttr>() && !VD->isStaticLocal() &&
+            VD->getType()->isIntegralOrEnumerationType())
+          V = Expr::var("global:" + VD->getName().str());
+  return {V};
 }
 
 Val Builder::evalOther(const clang::Expr *E) {

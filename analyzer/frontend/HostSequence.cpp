@@ -188,11 +188,35 @@ private:
     Ops.push_back(std::move(Op));
   }
 
+  /// The variable that a symbol argument names: `g` or `&g`.
+  static const DeclRefExpr *symbolRef(const clang::Expr *E) {
+    E = E->IgnoreParenCasts();
+    if (const auto *U = dyn_cast<UnaryOperator>(E))
+      if (U->getOpcode() == UO_AddrOf)
+        E = U->getSubExpr()->IgnoreParenCasts();
+    return dyn_cast<DeclRefExpr>(E);
+  }
+
   void copyOrSet(const CallExpr *CE, unsigned Depth) {
     const FunctionDecl *FD = CE->getDirectCallee();
     if (!FD || !FD->getIdentifier() || CE->getNumArgs() == 0)
       return;
     llvm::StringRef N = FD->getName();
+    if (N == "cudaMemcpyToSymbol" || N == "cudaMemcpyToSymbolAsync" ||
+        N == "cudaGetSymbolAddress") {
+      // The host writes (or may write, through the address) a __device__
+      // variable: SIG-002 must not take a device-kept epoch as constant.
+      unsigned SymArg = N == "cudaGetSymbolAddress" ? 1 : 0;
+      if (CE->getNumArgs() > SymArg)
+        if (const auto *DR = symbolRef(CE->getArg(SymArg))) {
+          HostOp Op = make(HostOp::Other, N.str(), CE, Depth);
+          Op.Target = "symbol:" + DR->getDecl()->getName().str();
+          for (const clang::Expr *A : CE->arguments())
+            Op.Args.push_back(textOf(Ctx, A));
+          Ops.push_back(std::move(Op));
+        }
+      return;
+    }
     if (!N.starts_with("cudaMemcpy") && !N.starts_with("cudaMemset"))
       return;
     std::string B = bufferOf(CE->getArg(0));

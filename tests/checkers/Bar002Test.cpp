@@ -153,4 +153,50 @@ TEST(Checkers, Bar002CycleReportedOnceAtItsRoot) {
   EXPECT_EQ(keys(F), (std::set<Key>{{31, "BAR-002"}})) << dump(F);
 }
 
+/// A central counter barrier launched once per call: thread 0 of every
+/// rank with \p AllArrive (else of every rank but 0) adds 1 to word 0 of
+/// rank 0's pad, then every rank waits for it to reach
+/// world_size * epoch.
+static ModuleModel counterBarrier(bool AllArrive, bool OncePerCall = true) {
+  KB K("counter_barrier");
+  K.stdParams().launch(1, 32);
+  K.when(eq(tid(), c(0)));
+  if (!AllArrive)
+    K.when(ne(rank(), c(0)));
+  K.mem(EventKind::Atomic, 40, addr("pads", c(0), c(0)), 4, MemOrder::Relaxed,
+        Scope::System, c(1))
+      .AtomicOp = "add";
+  if (!AllArrive)
+    K.end();
+  K.spin(41, addr("pads", c(0), c(0)), W() * v("param:epoch"));
+  K.end();
+  ModuleModel M = K.module();
+  HostOp Op;
+  Op.Kind = HostOp::KernelCall;
+  Op.Callee = K.K.Name;
+  Op.Kernels = {K.K.Name};
+  M.HostOps.push_back(Op);
+  if (!OncePerCall)
+    M.HostOps.push_back(Op);
+  return M;
+}
+
+TEST(Checkers, Bar002CounterBehindAcrossCalls) {
+  // W - 1 arrivals per call against a target that grows by W per call.
+  auto F = runAll(counterBarrier(false));
+  EXPECT_EQ(keys(F), (std::set<Key>{{41, "BAR-002"}})) << dump(F);
+  const Finding *X = find(F, "BAR-002");
+  ASSERT_TRUE(X);
+  EXPECT_EQ(X->Sev, Severity::Error);
+  EXPECT_EQ(X->Witness.at("W"), "2");
+  EXPECT_EQ(X->Witness.at("growth"), "2");
+  EXPECT_EQ(X->Witness.at("arrivals"), "1");
+  // Every rank arrives: W arrivals per call, no finding.
+  auto FG = runAll(counterBarrier(true));
+  EXPECT_TRUE(FG.empty()) << dump(FG);
+  // Launched twice per call: the arrivals per call are not known here.
+  auto F2 = runAll(counterBarrier(false, false));
+  EXPECT_TRUE(F2.empty()) << dump(F2);
+}
+
 } // namespace

@@ -36,4 +36,31 @@ TEST(Checkers, Part003RemainderNotWritten) {
   EXPECT_TRUE(FG.empty()) << dump(FG);
 }
 
+/// Block partition: the kernel is launched with 3 blocks; block b strides
+/// over [b * per, Hi) with threads t, t + bdim, ...
+KB blockRanges(ExprRef Per, ExprRef Hi) {
+  KB K("block_ranges");
+  K.stdParams().launch(3, 256);
+  ExprRef Lo = bid() * Per;
+  unsigned I = K.beginLoop(Lo + tid(), Hi, v("bdim.x"), "i");
+  K.store(44, addr("out", nullptr, K.lv(I)));
+  K.endLoop();
+  return K;
+}
+
+TEST(Checkers, Part003FloorBlockPartition) {
+  // per = n / gridDim.x: the last n % 3 elements belong to no block.
+  ExprRef N = v("param:n"), G = v("gdim.x");
+  ExprRef Per = N / G;
+  auto F = runAll(blockRanges(Per, bid() * Per + Per).module());
+  EXPECT_EQ(keys(F), (std::set<Key>{{44, "PART-003"}})) << dump(F);
+  const Finding *X = find(F, "PART-003");
+  ASSERT_TRUE(X);
+  EXPECT_EQ(X->Sev, Severity::Error);
+  // per = ceil(n / gridDim.x), hi clamped to n: the ranges tile [0, n).
+  ExprRef Ceil = (N + G - c(1)) / G;
+  auto FG = runAll(blockRanges(Ceil, min_(bid() * Ceil + Ceil, N)).module());
+  EXPECT_TRUE(FG.empty()) << dump(FG);
+}
+
 } // namespace

@@ -77,4 +77,65 @@ TEST(Checkers, Sig002EpochParameterBoundToAConstant) {
   EXPECT_TRUE(FG.empty()) << dump(FG);
 }
 
+TEST(Checkers, Sig002DeviceEpochNeverAdvanced) {
+  // The epoch is the __device__ scalar g plus one; the kernel advances g
+  // only when param:adv is set. Every launch passes adv = 0: g never
+  // changes, every call waits for the same value.
+  auto Build = [](int64_t Adv) {
+    KB K("device_epoch");
+    K.stdParams().param("adv", ParamRole::Scalar);
+    ExprRef E = v("global:g") + c(1);
+    K.load(20, addr("g", nullptr, c(0)));
+    K.when(lt(tid(), W()));
+    K.mem(EventKind::Store, 21, addr("pads", tid(), rank()), 4,
+          MemOrder::Release, Scope::System, E);
+    K.spin(22, addr("pads", rank(), tid()), E);
+    K.end();
+    K.sync(23);
+    K.when(ne(v("param:adv"), c(0)));
+    K.when(eq(tid(), c(0)));
+    K.mem(EventKind::Store, 24, addr("g", nullptr, c(0)), 4, MemOrder::Plain,
+          Scope::None, E);
+    K.end();
+    K.end();
+    for (int64_t A : {int64_t(0), Adv}) {
+      LaunchSite L;
+      L.Kernel = K.K.Name;
+      L.GridX = c(1);
+      L.BlockX = c(8);
+      L.Args = {{"adv", c(A)}};
+      L.Loc = {"test.cu", 80, 3};
+      K.K.Launches.push_back(L);
+    }
+    // The candidate's pkb_candidate_run launches it: the per-call host
+    // sequence is visible.
+    ModuleModel M = K.module();
+    HostOp Op;
+    Op.Kind = HostOp::KernelCall;
+    Op.Callee = K.K.Name;
+    Op.Kernels = {K.K.Name};
+    M.HostOps = {Op, Op};
+    return M;
+  };
+  auto F = runAll(Build(0));
+  EXPECT_EQ(keys(F), (std::set<Key>{{22, "SIG-002"}})) << dump(F);
+  // The exit launch passes adv = 1: g advances once per call.
+  auto FG = runAll(Build(1));
+  EXPECT_TRUE(FG.empty()) << dump(FG);
+  // The host writes g (cudaMemcpyToSymbol): not known to be fixed.
+  ModuleModel MH = Build(0);
+  HostOp Op;
+  Op.Kind = HostOp::Other;
+  Op.Callee = "cudaMemcpyToSymbol";
+  Op.Target = "symbol:g";
+  MH.HostOps.push_back(Op);
+  auto FH = runAll(MH);
+  EXPECT_TRUE(FH.empty()) << dump(FH);
+  // No visible host sequence: whether the host writes g is unknown.
+  ModuleModel MN = Build(0);
+  MN.HostOps.clear();
+  auto FN = runAll(MN);
+  EXPECT_TRUE(FN.empty()) << dump(FN);
+}
+
 } // namespace

@@ -393,6 +393,37 @@ void host(pkb_context* ctx) {
   EXPECT_EQ(role(K, "W"), ParamRole::WorldSize);
 }
 
+TEST(FrontendEvents, DeviceScalarValueFlowsIntoLocals) {
+  // A local initialized from a __device__ scalar carries the value
+  // global:NAME; the host's cudaMemcpyToSymbol names the symbol.
+  FrontendResult R = build(R"(#include <pkb/pkb_abi.h>
+__device__ uint32_t gEpoch;
+__global__ void k(uint32_t* F) {
+  uint32_t E = gEpoch + 1;
+  F[threadIdx.x] = E;
+}
+extern "C" int pkb_candidate_run(pkb_context* ctx, const pkb_tensor*, int,
+                                 pkb_tensor*, int) {
+  uint32_t Z = 0;
+  cudaMemcpyToSymbol(gEpoch, &Z, sizeof(Z));
+  k<<<1, 32>>>(ctx->signal_pads[0]);
+  return 0;
+}
+)");
+  ASSERT_TRUE(R.Parsed);
+  const KernelModel &K = kernel(R, "k");
+  ASSERT_EQ(K.Events.size(), 2u);
+  EXPECT_EQ(K.Events[0].Addr.Base, "gEpoch");
+  ASSERT_TRUE(K.Events[1].Value);
+  EXPECT_EQ(K.Events[1].Value->str(), "global:gEpoch + 1");
+  bool Symbol = false;
+  for (const HostOp &Op : R.Module.HostOps)
+    Symbol = Symbol ||
+             (Op.Kind == HostOp::Other && Op.Callee == "cudaMemcpyToSymbol" &&
+              Op.Target == "symbol:gEpoch");
+  EXPECT_TRUE(Symbol);
+}
+
 TEST(FrontendModes, ToolkitAndShimsAgree) {
   if (!std::filesystem::exists("/usr/local/cuda/include/cuda_runtime.h"))
     GTEST_SKIP() << "no CUDA toolkit in /usr/local/cuda";

@@ -81,6 +81,11 @@ enum class ExprOp {
 ///   "param:NAME"           any other scalar kernel parameter;
 ///   "loop:ID"              the induction variable of loop ID (see Loop);
 ///   "local:NAME@LINE"      a local whose value the front end cannot express;
+///   "global:NAME"          the value read from the integral `__device__`
+///                          scalar NAME (a device-kept counter); as unknown
+///                          as a local to the engine, but SIG-002 knows it
+///                          is the same in every call when nothing writes
+///                          NAME;
 ///   "epoch"/"call"         reserved for cross-call reasoning.
 struct Expr;
 using ExprRef = std::shared_ptr<const Expr>;

@@ -306,6 +306,14 @@ __host__ cudaError_t cudaMemcpyPeerAsync(void *, int, const void *, int, size_t,
 __host__ cudaError_t cudaMemset(void *, int, size_t);
 __host__ __device__ cudaError_t cudaMemsetAsync(void *, int, size_t,
                                                 cudaStream_t = 0);
+__host__ cudaError_t cudaMemcpyToSymbol(const void *, const void *, size_t,
+                                        size_t = 0,
+                                        cudaMemcpyKind = cudaMemcpyHostToDevice);
+__host__ cudaError_t
+cudaMemcpyToSymbolAsync(const void *, const void *, size_t, size_t = 0,
+                        cudaMemcpyKind = cudaMemcpyHostToDevice,
+                        cudaStream_t = 0);
+__host__ cudaError_t cudaGetSymbolAddress(void **, const void *);
 __host__ cudaError_t cudaStreamCreate(cudaStream_t *);
 __host__ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *, unsigned int);
 __host__ cudaError_t cudaStreamDestroy(cudaStream_t);
@@ -374,6 +382,28 @@ static inline __host__ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor
     int *n, T func, int blockSize, size_t smem) {
   return cudaOccupancyMaxActiveBlocksPerMultiprocessor(n, (const void *)func,
                                                        blockSize, smem);
+}
+// The C++ symbol overloads (`cudaMemcpyToSymbol(gVar, &x, n)`).
+template <class T>
+static inline __host__ cudaError_t
+cudaMemcpyToSymbol(const T &symbol, const void *src, size_t count,
+                   size_t offset = 0,
+                   cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
+  return cudaMemcpyToSymbol((const void *)&symbol, src, count, offset, kind);
+}
+template <class T>
+static inline __host__ cudaError_t
+cudaMemcpyToSymbolAsync(const T &symbol, const void *src, size_t count,
+                        size_t offset = 0,
+                        cudaMemcpyKind kind = cudaMemcpyHostToDevice,
+                        cudaStream_t stream = 0) {
+  return cudaMemcpyToSymbolAsync((const void *)&symbol, src, count, offset,
+                                 kind, stream);
+}
+template <class T>
+static inline __host__ cudaError_t cudaGetSymbolAddress(void **devPtr,
+                                                        const T &symbol) {
+  return cudaGetSymbolAddress(devPtr, (const void *)&symbol);
 }
 #endif
 
