@@ -17,28 +17,50 @@
 namespace pkb::chk {
 namespace {
 
+/// The trimmed operand texts of an inline-PTX named barrier event
+/// ("barrier.cta.sync 1, %0" -> {"1", "%0"}); empty when the event is not a
+/// named barrier or has no operand.
+std::vector<std::string> namedBarrierOperands(const Event &E) {
+  if (E.Kind != EventKind::Barrier || E.Barrier != BarrierKind::Named)
+    return {};
+  // "<opcode> <op>, <op>...[;]": split off the opcode, then the operands.
+  std::string T = E.Text.substr(0, E.Text.find(';'));
+  size_t Sp = T.find(' ');
+  if (Sp == std::string::npos)
+    return {};
+  std::istringstream Ops(T.substr(Sp + 1));
+  std::vector<std::string> R;
+  for (std::string Op; std::getline(Ops, Op, ',');) {
+    size_t B = Op.find_first_not_of(" \t"), L = Op.find_last_not_of(" \t");
+    R.push_back(B == std::string::npos ? std::string()
+                                       : Op.substr(B, L - B + 1));
+  }
+  return R;
+}
+
 /// The (barrier id, thread count) operand texts of an inline-PTX named
 /// barrier event ("barrier.cta.sync 1, %0" -> {"1", "%0"}); nullopt when the
 /// event is not a named barrier with both operands.
 std::optional<std::pair<std::string, std::string>>
 namedBarrierKey(const Event &E) {
-  if (E.Kind != EventKind::Barrier || E.Barrier != BarrierKind::Named)
+  std::vector<std::string> Ops = namedBarrierOperands(E);
+  if (Ops.size() != 2)
     return std::nullopt;
-  // "<opcode> <id>, <count>[;]": split off the opcode, then the operands.
-  std::string T = E.Text.substr(0, E.Text.find(';'));
-  size_t Sp = T.find(' ');
-  if (Sp == std::string::npos)
-    return std::nullopt;
-  std::istringstream Ops(T.substr(Sp + 1));
-  std::string Id, Count, Extra;
-  if (!std::getline(Ops, Id, ',') || !std::getline(Ops, Count, ',') ||
-      std::getline(Ops, Extra, ','))
-    return std::nullopt;
-  auto Trim = [](std::string S) {
-    size_t B = S.find_first_not_of(" \t"), E = S.find_last_not_of(" \t");
-    return B == std::string::npos ? std::string() : S.substr(B, E - B + 1);
-  };
-  return std::make_pair(Trim(Id), Trim(Count));
+  return std::make_pair(Ops[0], Ops[1]);
+}
+
+/// True for a barrier that waits on all threads of the CTA (or cluster):
+/// `__syncthreads()`, `bar.sync a` without a thread count, a cluster
+/// barrier. PTX ISA, `exit`: as threads exit, such a barrier is released if
+/// the exiting threads are the only ones that have not reached it; so a
+/// thread that returned from the kernel before it does not hold it up.
+/// Barriers with a thread count and grid barriers (a software counter of
+/// arrived blocks, CUDA Guide "Grid Synchronization") are not resolved by
+/// exits.
+bool exitResolves(const Event &E) {
+  return E.Barrier == BarrierKind::Block || E.Barrier == BarrierKind::Cluster ||
+         (E.Barrier == BarrierKind::Named &&
+          namedBarrierOperands(E).size() == 1);
 }
 
 class Bar001 : public KernelChecker {
@@ -78,12 +100,22 @@ public:
           Reach2 = Reach2 || ReachP;
         }
       }
+      // A thread that returned from the kernel before the barrier (a Return
+      // event earlier in program order, outside loops) has exited: it does
+      // not take part in an all-thread CTA barrier (PTX ISA, `exit`). A
+      // thread that skips the barrier and stays alive is divergent (CUDA
+      // Guide: conditional __syncthreads() needs a uniform condition).
+      bool Exits = exitResolves(E);
+      if (Exits)
+        for (size_t X = 0; X < B; ++X)
+          if (A.ev(X).Kind == EventKind::Return && A.ev(X).Loops.empty())
+            Reach2 = Reach2 || A.guardOf(X, 2);
       Q = Q && !Reach2;
       WitnessSpec Wit = A.agentWitness({1, 2});
       Outcome R = A.solve(Q, Wit);
       std::optional<size_t> Ret;
-      if (!R.sat() && !R.unknown()) {
-        // Early returns before the barrier.
+      if (!R.sat() && !R.unknown() && !Exits) {
+        // Early returns before a barrier that exits do not resolve.
         for (size_t X = 0; X < B && !R.sat(); ++X) {
           if (A.ev(X).Kind != EventKind::Return)
             continue;

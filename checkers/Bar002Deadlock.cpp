@@ -25,15 +25,66 @@ public:
                  "size (rank-divergent barrier): deadlock.",
                  "bar-002", ExplainsDeadlock)
 
+  /// The launch-argument key of base \p Base of kernel \p K at launch
+  /// \p L: the argument text of the parameter the base belongs to, plus
+  /// the field path ("Ctx->signal_pads", "ctx->view|.signal_pads"); empty
+  /// when the launch does not pass it as a `k<<<...>>>(args)` argument.
+  static std::string argKey(const KernelModel &K, const LaunchSite &L,
+                            const std::string &Base) {
+    const Param *P = K.paramOf(Base);
+    if (!P)
+      return {};
+    std::string Root = P->Name.substr(0, P->Name.find('.'));
+    for (const LaunchSite::Arg &A : L.Args)
+      if (A.Param == Root && !A.Text.empty())
+        return A.Text + "|" + Base.substr(Root.size());
+    return {};
+  }
+
+  /// True when another kernel of the unit, launched from a host function
+  /// that also launches this kernel (one host call sequence), writes the
+  /// memory that wait \p Wt polls: a launch of each passes the same
+  /// argument text for the two bases (docs/checkers.md, BAR-002, "Waits
+  /// signalled by another kernel"). Such a wait is not decided here.
+  static bool signalledElsewhere(const Analysis &A, size_t Wt) {
+    const std::string &Base = A.ev(Wt).Addr.Base;
+    for (const LaunchSite &L : A.K.Launches) {
+      std::string Key = argKey(A.K, L, Base);
+      if (Key.empty())
+        continue;
+      for (const KernelModel &K2 : A.M.Kernels) {
+        if (&K2 == &A.K || K2.Name == A.K.Name)
+          continue;
+        for (const LaunchSite &L2 : K2.Launches) {
+          bool SameHost = std::any_of(
+              L2.HostCallers.begin(), L2.HostCallers.end(),
+              [&](const std::string &H) {
+                return std::find(L.HostCallers.begin(), L.HostCallers.end(),
+                                 H) != L.HostCallers.end();
+              });
+          if (!SameHost)
+            continue;
+          for (const Event &E : K2.Events)
+            if (writesMemory(E.Kind) && argKey(K2, L2, E.Addr.Base) == Key)
+              return true;
+        }
+      }
+    }
+    return false;
+  }
+
   /// The signals that can end wait \p Wt (writes of its flag base, plus
   /// consuming compare-and-swap/exchange operations, which also write the
   /// flag: the reset half of a CAS handshake) into \p Sigs. False when the
   /// wait is not checked here: no signal in this kernel (signalled by
-  /// another kernel or the host), or a signal of another width than the
+  /// another kernel or the host), a kernel of the same host call sequence
+  /// that writes the polled memory, or a signal of another width than the
   /// poll (ORD-005, mixed-size flag accesses: one root cause).
   static bool signalsOf(const Analysis &A, size_t Wt,
                         std::vector<size_t> &Sigs) {
     const Event &W = A.ev(Wt);
+    if (signalledElsewhere(A, Wt))
+      return false;
     for (size_t S = 0; S < A.size(); ++S) {
       const Event &E = A.ev(S);
       bool Consume = E.Kind == EventKind::Atomic &&

@@ -106,6 +106,9 @@ struct LaunchDims {
   /// The first launch site with these dimensions and bindings (null for
   /// the representative set).
   const LaunchSite *Site = nullptr;
+  /// The host condition of the launch over rank and world size
+  /// (LaunchSite::Guard); every agent's rank satisfies it. Null: none.
+  ExprRef Guard;
 };
 
 /// Witness entries to read back from a model: display name -> term.

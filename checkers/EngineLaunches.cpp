@@ -38,8 +38,12 @@ const std::vector<LaunchDims> &Analysis::launches() {
   // no site has constant dimensions.
   std::vector<const LaunchSite *> Unsized;
   auto Same = [](const LaunchDims &A, const LaunchDims &B) {
+    auto GuardText = [](const LaunchDims &D) {
+      return D.Guard ? D.Guard->str() : std::string();
+    };
     return std::equal(A.B, A.B + 3, B.B) && std::equal(A.G, A.G + 3, B.G) &&
-           A.Bind == B.Bind && A.FromSite == B.FromSite;
+           A.Bind == B.Bind && A.FromSite == B.FromSite &&
+           GuardText(A) == GuardText(B);
   };
   auto Add = [&](const LaunchDims &D) {
     for (const LaunchDims &E : Launches)
@@ -52,6 +56,7 @@ const std::vector<LaunchDims> &Analysis::launches() {
     D.FromSite = true;
     D.Site = &L;
     D.Bind = bindingsOf(K, L);
+    D.Guard = L.Guard;
     const ExprRef *Es[6] = {&L.BlockX, &L.BlockY, &L.BlockZ,
                             &L.GridX,  &L.GridY,  &L.GridZ};
     bool Ok = true;
@@ -87,6 +92,7 @@ const std::vector<LaunchDims> &Analysis::launches() {
         for (LaunchDims D : {A, B}) {
           D.Bind = bindingsOf(K, *L);
           D.Site = L;
+          D.Guard = L->Guard;
           Add(D);
         }
     }
@@ -121,6 +127,28 @@ z3::expr Analysis::concretize(const z3::expr &F, unsigned W,
   z3::expr R = z3::expr(F).substitute(From, To).simplify();
   for (unsigned X = 0; X < From.size(); ++X)
     R = R && From[X] == To[X];
+  if (L.Guard) {
+    // Rank- and world-size-conditional launch (docs/checkers.md): every
+    // agent of the query runs this launch, so its rank satisfies the
+    // launch's host guard; a guard false for W leaves no agent.
+    std::vector<int> Agents;
+    for (const auto &[Key, V] : Vars)
+      if (startsWith(Key, "rank#"))
+        Agents.push_back(std::stoi(Key.substr(5)));
+    if (Agents.empty())
+      Agents.push_back(1);
+    bool Saved = Approx;
+    for (int Ag : Agents) {
+      z3::expr G = z3::expr(trBool(L.Guard, Ag)).substitute(From, To);
+      G = G.simplify();
+      if (G.is_false()) {
+        Approx = Saved;
+        return Z.bool_val(false); // no rank runs this launch at this W
+      }
+      R = R && G;
+    }
+    Approx = Saved;
+  }
   return R;
 }
 

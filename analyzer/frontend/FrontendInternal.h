@@ -106,6 +106,14 @@ std::vector<HostOp> collectCandidateHostOps(clang::ASTContext &Ctx,
 /// "ns::reduce<float, 4>".
 std::string kernelName(const clang::FunctionDecl *FD);
 
+/// True for a name that spells a rank ("rank", "my_rank", "local_rank",
+/// ...; case and underscores ignored). Shared by the kernel parameter roles
+/// and the host guards of launches.
+bool isRankName(llvm::StringRef N);
+/// True for a name that spells the world size ("world_size", "nranks",
+/// "ranks_per_node", ...; case and underscores ignored).
+bool isWorldName(llvm::StringRef N);
+
 } // namespace pkb::fe
 
 #endif // PKB_FRONTEND_INTERNAL_H

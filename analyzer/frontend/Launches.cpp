@@ -12,6 +12,7 @@
 #include "FrontendInternal.h"
 
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/Lexer.h"
 
@@ -150,7 +151,8 @@ public:
         F->Site.Args.push_back({K->getParamDecl(I)->getName().str(),
                                 A->getType()->isIntegralOrEnumerationType()
                                     ? argValue(A)
-                                    : nullptr});
+                                    : nullptr,
+                                sourceText(A->IgnoreImpCasts())});
       }
     return true;
   }
@@ -190,6 +192,8 @@ public:
     // a name the unit also uses is no host caller of the unit's launches.
     if (!Current.empty() && !CurrentInSystemHeader)
       CallersOf[N.str()].insert(Current);
+    if (CurrentFD)
+      CallSites[FD].push_back({CE, CurrentFD});
     bool Coop = N == "cudaLaunchCooperativeKernel";
     if (Coop || N == "cudaLaunchKernel") {
       if (CE->getNumArgs() >= 3)
@@ -243,14 +247,18 @@ private:
       if (E->EvaluateAsInt(R, Ctx) && R.Val.isInt())
         return Expr::constant(R.Val.getInt().getExtValue());
     }
+    std::string T = sourceText(E);
+    return Expr::opaque(T.empty() ? "?" : T);
+  }
+
+  /// The source text of \p E as written ("" when it has no file range).
+  std::string sourceText(const clang::Expr *E) const {
     const SourceManager &SM = Ctx.getSourceManager();
     CharSourceRange CR = Lexer::makeFileCharRange(
         CharSourceRange::getTokenRange(E->getSourceRange()), SM,
         Ctx.getLangOpts());
-    std::string T = CR.isValid()
-                        ? Lexer::getSourceText(CR, SM, Ctx.getLangOpts()).str()
-                        : "?";
-    return Expr::opaque(T.empty() ? "?" : T);
+    return CR.isValid() ? Lexer::getSourceText(CR, SM, Ctx.getLangOpts()).str()
+                        : std::string();
   }
 
   void dims(const clang::Expr *E, ExprRef &X, ExprRef &Y, ExprRef &Z,
@@ -302,6 +310,7 @@ private:
       return nullptr;
     FoundLaunch F;
     F.Kernel = K;
+    Where.push_back({At, CurrentFD});
     F.Site.Kernel = kernelName(K);
     F.Site.Cooperative = Coop;
     F.Site.Loc = L;
@@ -330,9 +339,295 @@ public:
     }
   }
 
+  /// Sets each launch's Guard: the conditions of the enclosing `if` arms,
+  /// `switch` cases and early returns of its function, and (for a function
+  /// only this unit can call: a template instantiation or internal linkage)
+  /// the disjunction of the guards of its call sites, transitively.
+  void computeGuards() {
+    for (size_t I = 0; I < Out.size(); ++I) {
+      std::set<const FunctionDecl *> Active;
+      Out[I].Site.Guard = mkAnd2(localGuard(Where[I].first, Where[I].second),
+                                 callerGuard(Where[I].second, Active));
+    }
+  }
+
 private:
+  /// Maximum depth of host call chains followed for guards.
+  static constexpr unsigned MaxGuardDepth = 8;
+
+  static ExprRef mkAnd2(ExprRef A, ExprRef B) {
+    if (!A)
+      return B;
+    if (!B)
+      return A;
+    return Expr::binary(ExprOp::LAnd, std::move(A), std::move(B));
+  }
+  /// Disjunction; null (true) when either side is unknown.
+  static ExprRef mkOr2(ExprRef A, ExprRef B) {
+    if (!A || !B)
+      return nullptr;
+    return Expr::binary(ExprOp::LOr, std::move(A), std::move(B));
+  }
+
+  /// True when only this unit can call \p FD: an implicit template
+  /// instantiation or a function with internal linkage.
+  static bool unitOnly(const FunctionDecl *FD) {
+    return FD->getTemplateSpecializationKind() == TSK_ImplicitInstantiation ||
+           !FD->isExternallyVisible();
+  }
+
+  /// The condition (over rank and world size) under which some call of
+  /// \p FD in the unit runs; null (true) when unknown or unconditional.
+  ExprRef callerGuard(const FunctionDecl *FD,
+                      std::set<const FunctionDecl *> &Active) {
+    if (!FD || !unitOnly(FD) || Active.size() >= MaxGuardDepth ||
+        !Active.insert(FD).second)
+      return nullptr;
+    auto It = CallSites.find(FD);
+    ExprRef R;
+    bool First = true;
+    if (It != CallSites.end())
+      for (const auto &[Call, Caller] : It->second) {
+        ExprRef G =
+            mkAnd2(localGuard(Call, Caller), callerGuard(Caller, Active));
+        R = First ? G : mkOr2(R, G);
+        First = false;
+        if (!R)
+          break;
+      }
+    Active.erase(FD);
+    return First ? nullptr : R;
+  }
+
+  /// The conditions of the `if` arms, `switch` cases and preceding early
+  /// returns (`if (c) return;`) that enclose \p S in the body of \p FD.
+  ExprRef localGuard(const Stmt *S, const FunctionDecl *FD) {
+    ExprRef R;
+    DynTypedNode Cur = DynTypedNode::create(*S);
+    for (unsigned Steps = 0; Steps < 256; ++Steps) {
+      auto Ps = Ctx.getParents(Cur);
+      if (Ps.empty())
+        break;
+      const Stmt *P = Ps[0].get<Stmt>();
+      const Stmt *C = Cur.get<Stmt>();
+      if (!P || !C)
+        break;
+      if (const auto *If = dyn_cast<IfStmt>(P)) {
+        if (C == If->getThen())
+          R = mkAnd2(R, cond(If->getCond(), true, FD, 0));
+        else if (C == If->getElse())
+          R = mkAnd2(R, cond(If->getCond(), false, FD, 0));
+      } else if (const auto *CS = dyn_cast<CompoundStmt>(P)) {
+        auto Parents = Ctx.getParents(*CS);
+        const auto *Sw =
+            Parents.empty() ? nullptr : Parents[0].get<SwitchStmt>();
+        if (Sw && Sw->getBody() == CS)
+          R = mkAnd2(R, caseGuard(Sw, CS, C, FD));
+        else
+          R = mkAnd2(R, earlyReturns(CS, C, FD));
+      }
+      Cur = Ps[0];
+    }
+    return R;
+  }
+
+  /// For \p C, a child of the compound \p CS: the negated conditions of
+  /// the statements before it of the form `if (c) return ...;` (no else).
+  ExprRef earlyReturns(const CompoundStmt *CS, const Stmt *C,
+                       const FunctionDecl *FD) {
+    ExprRef R;
+    for (const Stmt *X : CS->body()) {
+      if (X == C)
+        break;
+      const auto *If = dyn_cast<IfStmt>(X);
+      if (!If || If->getElse())
+        continue;
+      const Stmt *T = If->getThen();
+      if (const auto *B = dyn_cast<CompoundStmt>(T))
+        T = B->size() == 1 ? B->body_front() : nullptr;
+      if (T && isa<ReturnStmt>(T))
+        R = mkAnd2(R, cond(If->getCond(), false, FD, 0));
+    }
+    return R;
+  }
+
+  /// For \p C, a child of the body \p CS of switch \p Sw: the disjunction
+  /// of `cond == v` over the case labels that reach it (labels before
+  /// earlier statements count while control can fall through to C); null
+  /// for a `default:` or an inexpressible condition.
+  ExprRef caseGuard(const SwitchStmt *Sw, const CompoundStmt *CS, const Stmt *C,
+                    const FunctionDecl *FD) {
+    ExprRef V = value(Sw->getCond(), FD, 0);
+    if (!V)
+      return nullptr;
+    std::vector<const Stmt *> Body(CS->body_begin(), CS->body_end());
+    auto It = std::find(Body.begin(), Body.end(), C);
+    if (It == Body.end())
+      return nullptr;
+    ExprRef R;
+    bool Any = false;
+    for (size_t I = It - Body.begin() + 1; I-- > 0;) {
+      const Stmt *X = Body[I];
+      bool Label = false;
+      while (const auto *SC = dyn_cast<SwitchCase>(X)) {
+        Label = true;
+        const auto *Case = dyn_cast<CaseStmt>(SC);
+        if (!Case || Case->getRHS())
+          return nullptr; // default: or a GNU case range
+        ExprRef L = value(Case->getLHS(), FD, 0);
+        if (!L)
+          return nullptr;
+        ExprRef Eq = Expr::binary(ExprOp::Eq, V, L);
+        R = Any ? mkOr2(R, Eq) : Eq;
+        Any = true;
+        X = SC->getSubStmt();
+      }
+      // Control reaches the label only from the switch when the statement
+      // before it cannot fall through.
+      if (Label && (I == 0 || isa<BreakStmt>(Body[I - 1]) ||
+                    isa<ReturnStmt>(Body[I - 1])))
+        return R;
+    }
+    return Any ? R : nullptr;
+  }
+
+  /// A condition that \p E implies (Pos) or that !E implies (!Pos), over
+  /// rank and world size; null (true) when nothing is expressible.
+  ExprRef cond(const clang::Expr *E, bool Pos, const FunctionDecl *FD,
+               unsigned Depth) {
+    if (!E || Depth > MaxGuardDepth)
+      return nullptr;
+    E = E->IgnoreParenCasts();
+    if (const auto *U = dyn_cast<UnaryOperator>(E))
+      if (U->getOpcode() == UO_LNot)
+        return cond(U->getSubExpr(), !Pos, FD, Depth + 1);
+    if (const auto *B = dyn_cast<BinaryOperator>(E)) {
+      if (B->getOpcode() == BO_LAnd || B->getOpcode() == BO_LOr) {
+        ExprRef L = cond(B->getLHS(), Pos, FD, Depth + 1);
+        ExprRef R = cond(B->getRHS(), Pos, FD, Depth + 1);
+        // a && b implies both; !(a || b) implies both negations.
+        return (B->getOpcode() == BO_LAnd) == Pos ? mkAnd2(L, R) : mkOr2(L, R);
+      }
+    }
+    if (const auto *DR = dyn_cast<DeclRefExpr>(E))
+      if (const clang::Expr *Init = constLocalInit(DR, FD))
+        if (Init->getType()->isBooleanType())
+          return cond(Init, Pos, FD, Depth + 1);
+    ExprRef V = value(E, FD, Depth + 1);
+    if (!V)
+      return nullptr;
+    bool IsCmp = false;
+    if (const auto *B = dyn_cast<BinaryOperator>(E))
+      IsCmp = B->isComparisonOp();
+    if (!IsCmp)
+      V = Expr::binary(ExprOp::Ne, V, Expr::constant(0));
+    return Pos ? V : Expr::unary(ExprOp::LNot, V);
+  }
+
+  /// The initializer of a local variable of \p FD (not a parameter) that
+  /// \p FD never writes after it; null otherwise.
+  const clang::Expr *constLocalInit(const DeclRefExpr *DR,
+                                    const FunctionDecl *FD) {
+    const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
+    if (!VD || !VD->hasLocalStorage() || isa<ParmVarDecl>(VD) ||
+        !VD->getInit() || VD->getType()->isReferenceType() || !FD ||
+        !FD->hasBody())
+      return nullptr;
+    LocalWrites W(VD);
+    W.TraverseStmt(FD->getBody());
+    return W.Found ? nullptr : VD->getInit();
+  }
+
+  /// \p E as an integer expression over rank ("rank"-like names),
+  /// world size ("world_size"-like names, `ranks_per_node`) and constants;
+  /// null when it mentions anything else.
+  ExprRef value(const clang::Expr *E, const FunctionDecl *FD, unsigned Depth) {
+    if (!E || Depth > MaxGuardDepth)
+      return nullptr;
+    E = E->IgnoreParenCasts();
+    if (!E->isValueDependent() && !E->isTypeDependent() &&
+        E->getType()->isIntegralOrEnumerationType()) {
+      clang::Expr::EvalResult R;
+      if (E->EvaluateAsInt(R, Ctx) && R.Val.isInt())
+        return Expr::constant(R.Val.getInt().getExtValue());
+    }
+    auto Named = [](llvm::StringRef N) -> ExprRef {
+      if (isRankName(N))
+        return Expr::var("rank");
+      if (isWorldName(N))
+        return Expr::var("world_size");
+      return nullptr;
+    };
+    if (const auto *M = dyn_cast<MemberExpr>(E))
+      return M->getType()->isIntegralOrEnumerationType() &&
+                     M->getMemberDecl()->getIdentifier()
+                 ? Named(M->getMemberDecl()->getName())
+                 : nullptr;
+    if (const auto *DR = dyn_cast<DeclRefExpr>(E)) {
+      if (!DR->getType()->isIntegralOrEnumerationType() ||
+          !DR->getDecl()->getIdentifier())
+        return nullptr;
+      if (ExprRef N = Named(DR->getDecl()->getName()))
+        return N;
+      if (const clang::Expr *Init = constLocalInit(DR, FD))
+        return value(Init, FD, Depth + 1);
+      return nullptr;
+    }
+    if (const auto *B = dyn_cast<BinaryOperator>(E)) {
+      ExprOp Op;
+      switch (B->getOpcode()) {
+      case BO_Add:
+        Op = ExprOp::Add;
+        break;
+      case BO_Sub:
+        Op = ExprOp::Sub;
+        break;
+      case BO_Mul:
+        Op = ExprOp::Mul;
+        break;
+      case BO_Div:
+        Op = ExprOp::Div;
+        break;
+      case BO_Rem:
+        Op = ExprOp::Rem;
+        break;
+      case BO_EQ:
+        Op = ExprOp::Eq;
+        break;
+      case BO_NE:
+        Op = ExprOp::Ne;
+        break;
+      case BO_LT:
+        Op = ExprOp::Lt;
+        break;
+      case BO_LE:
+        Op = ExprOp::Le;
+        break;
+      case BO_GT:
+        Op = ExprOp::Gt;
+        break;
+      case BO_GE:
+        Op = ExprOp::Ge;
+        break;
+      default:
+        return nullptr;
+      }
+      ExprRef L = value(B->getLHS(), FD, Depth + 1);
+      ExprRef R = L ? value(B->getRHS(), FD, Depth + 1) : nullptr;
+      return R ? Expr::binary(Op, L, R) : nullptr;
+    }
+    return nullptr;
+  }
+
   ASTContext &Ctx;
   const LocMapper &Map;
+  /// Per entry of Out: the launch expression and the function containing it.
+  std::vector<std::pair<const Stmt *, const FunctionDecl *>> Where;
+  /// Callee (as called: a template specialization when one is named) ->
+  /// its call sites and the functions containing them.
+  std::map<const FunctionDecl *,
+           std::vector<std::pair<const CallExpr *, const FunctionDecl *>>>
+      CallSites;
   std::string Current; ///< Name of the function being traversed.
   const FunctionDecl *CurrentFD = nullptr; ///< The function itself.
   bool CurrentInSystemHeader = false;      ///< It lies in a system header.
@@ -350,6 +645,7 @@ std::vector<FoundLaunch> collectLaunches(ASTContext &Ctx, const LocMapper &Map,
   LaunchFinder F(Ctx, Map, SkipPrecompiled);
   F.TraverseDecl(Ctx.getTranslationUnitDecl());
   F.closeCallers();
+  F.computeGuards();
   return std::move(F.Out);
 }
 

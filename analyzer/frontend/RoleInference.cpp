@@ -33,7 +33,7 @@ static std::string norm(llvm::StringRef N) {
   return S;
 }
 
-static bool isRankName(llvm::StringRef N) {
+bool isRankName(llvm::StringRef N) {
   std::string S = norm(N);
   for (const char *R :
        {"rank", "myrank", "rankid", "localrank", "rankidx", "selfrank", "mype",
@@ -43,11 +43,11 @@ static bool isRankName(llvm::StringRef N) {
   return false;
 }
 
-static bool isWorldName(llvm::StringRef N) {
+bool isWorldName(llvm::StringRef N) {
   std::string S = norm(N);
-  for (const char *W :
-       {"worldsize", "ws", "nranks", "numranks", "world", "npes", "nrank",
-        "ngpus", "numgpus", "worldsz", "numdevices", "ndevices"})
+  for (const char *W : {"worldsize", "ws", "nranks", "numranks", "world",
+                        "npes", "nrank", "ngpus", "numgpus", "worldsz",
+                        "numdevices", "ndevices", "rankspernode"})
     if (S == W)
       return true;
   return false;

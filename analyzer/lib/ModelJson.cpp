@@ -130,6 +130,8 @@ json toJson(const KernelModel &K) {
         Args.push_back(json{{"param", A.Param}, {"value", toJson(A.Value)}});
       LJ["args"] = Args;
     }
+    if (S.Guard)
+      LJ["guard"] = toJson(S.Guard);
     Launches.push_back(LJ);
   }
   json J{{"name", K.Name},      {"line", K.Loc.Line}, {"params", Params},

@@ -40,15 +40,57 @@ TEST(Checkers, Bar001DivergentSyncthreads) {
   EXPECT_TRUE(FG.empty()) << dump(FG);
 }
 
-TEST(Checkers, Bar001EarlyReturn) {
+/// Threads (blocks, for a grid barrier) selected by \p Exits return at line
+/// 9; the barrier at line 11 of kind \p Kind (PTX text \p Text) follows,
+/// guarded by \p Reach (the front end adds the negated return condition).
+KB earlyReturn(ExprRef Exits, ExprRef Reach, BarrierKind Kind,
+               const char *Text = "") {
   KB K("early_return");
-  K.stdParams().launch(4, 256);
-  K.when(ge(tid(), c(128)));
+  K.stdParams().launch(4, 256, /*Coop=*/Kind == BarrierKind::Grid);
+  K.when(Exits);
   K.add(EventKind::Return, 9);
   K.end();
-  K.sync(11);
-  auto F = runAll(K.module());
+  K.when(Reach);
+  K.sync(11, Kind).Text = Text;
+  K.end();
+  return K;
+}
+
+TEST(Checkers, Bar001EarlyReturn) {
+  // Exited threads do not hold up __syncthreads() (PTX ISA `exit`).
+  auto FG = runAll(
+      earlyReturn(ge(tid(), c(128)), lt(tid(), c(128)), BarrierKind::Block)
+          .module());
+  EXPECT_TRUE(FG.empty()) << dump(FG);
+  // Nor `bar.sync 1` without a thread count (all threads of the CTA).
+  auto FN = runAll(earlyReturn(ge(tid(), c(128)), lt(tid(), c(128)),
+                               BarrierKind::Named, "bar.sync 1;")
+                       .module());
+  EXPECT_TRUE(FN.empty()) << dump(FN);
+  // A barrier with a thread count waits for that many arrivals.
+  auto FC = runAll(earlyReturn(ge(tid(), c(128)), lt(tid(), c(128)),
+                               BarrierKind::Named, "bar.sync 1, %0;")
+                       .module());
+  EXPECT_EQ(keys(FC), (std::set<Key>{{11, "BAR-001"}})) << dump(FC);
+  // grid.sync() counts arrived blocks: a block that returned never arrives.
+  auto FGr =
+      runAll(earlyReturn(ge(bid(), c(2)), lt(bid(), c(2)), BarrierKind::Grid)
+                 .module());
+  EXPECT_EQ(keys(FGr), (std::set<Key>{{11, "BAR-001"}})) << dump(FGr);
+}
+
+TEST(Checkers, Bar001SkippedByLiveThreadAfterEarlyReturn) {
+  // Threads >= 128 exit; threads 64..127 skip the barrier and stay alive:
+  // still divergent (CUDA Guide, conditional __syncthreads()).
+  auto F = runAll(
+      earlyReturn(ge(tid(), c(128)), lt(tid(), c(64)), BarrierKind::Block)
+          .module());
   EXPECT_EQ(keys(F), (std::set<Key>{{11, "BAR-001"}})) << dump(F);
+  const Finding *X = find(F, "BAR-001");
+  ASSERT_TRUE(X);
+  int64_t T2 = std::stoll(X->Witness.at("t2"));
+  EXPECT_GE(T2, 64);
+  EXPECT_LT(T2, 128);
 }
 
 /// Warp 0 syncs on named barrier 1, the other threads arrive on barrier

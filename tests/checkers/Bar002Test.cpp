@@ -197,6 +197,62 @@ TEST(Checkers, Bar002CounterBehindAcrossCalls) {
   // Launched twice per call: the arrivals per call are not known here.
   auto F2 = runAll(counterBarrier(false, false));
   EXPECT_TRUE(F2.empty()) << dump(F2);
+
+/// Root kernel of a pull broadcast: thread p (0 < p < W) signals
+/// pads[p][0] and waits for pads[0][8 + p]; launched at line 90 of host
+/// function `broadcast` under rank == 0, with `ctx->pads` for `pads`.
+static KB rootPublish() {
+  KB K("root_publish");
+  K.stdParams().launch(1, 8);
+  LaunchSite &L = K.K.Launches.back();
+  L.Guard = eq(rank(), c(0));
+  L.HostCallers = {"broadcast"};
+  L.Args = {{"pads", nullptr, "ctx->pads"}};
+  K.when(lt(tid(), W()));
+  K.when(ne(tid(), c(0)));
+  K.mem(EventKind::Store, 50, addr("pads", tid(), c(0)), 4, MemOrder::Release,
+        Scope::System, v("param:epoch"));
+  K.spin(51, addr("pads", c(0), c(8) + tid()), v("param:epoch"));
+  K.end();
+  K.end();
+  return K;
+}
+
+/// The peers' done kernel: pads[0][8 + rank] = epoch, launched from host
+/// function \p Host with argument text \p Arg for `pads`.
+static KernelModel peerDone(const std::string &Host, const std::string &Arg) {
+  KB K("peer_done");
+  K.stdParams().launch(1, 32);
+  LaunchSite &L = K.K.Launches.back();
+  L.Guard = lnot(eq(rank(), c(0)));
+  L.HostCallers = {Host};
+  L.Args = {{"pads", nullptr, Arg}};
+  K.when(eq(tid(), c(0)));
+  K.mem(EventKind::Store, 60, addr("pads", c(0), c(8) + rank()), 4,
+        MemOrder::Release, Scope::System, v("param:epoch"));
+  K.end();
+  return K.K;
+}
+
+TEST(Checkers, Bar002WaitSignalledByAnotherKernel) {
+  // Alone, the root's wait on pads[0][8 + p] has no signal: deadlock.
+  auto F = runAll(rootPublish().module());
+  EXPECT_EQ(keys(F), (std::set<Key>{{51, "BAR-002"}})) << dump(F);
+  // peer_done, launched in the same host function with the same pad
+  // table, writes that memory: the wait is not decided from this kernel.
+  auto With = [](const std::string &Host, const std::string &Arg) {
+    ModuleModel M = rootPublish().module();
+    M.Kernels.push_back(peerDone(Host, Arg));
+    enrich(M);
+    return runAll(M);
+  };
+  auto FG = With("broadcast", "ctx->pads");
+  EXPECT_TRUE(FG.empty()) << dump(FG);
+  // Another table, or a kernel of another host function, does not count.
+  auto FA = With("broadcast", "ctx->other_pads");
+  EXPECT_EQ(keys(FA), (std::set<Key>{{51, "BAR-002"}})) << dump(FA);
+  auto FH = With("reset", "ctx->pads");
+  EXPECT_EQ(keys(FH), (std::set<Key>{{51, "BAR-002"}})) << dump(FH);
 }
 
 } // namespace

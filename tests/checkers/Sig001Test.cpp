@@ -90,4 +90,29 @@ TEST(Checkers, Sig001BoundSlotsFromLaunches) {
   EXPECT_TRUE(Named) << dump(FB);
 }
 
+TEST(Checkers, Sig001RankGuardOfTheLaunch) {
+  // Thread p stores into pads[p][0], a slot that ignores the sender's
+  // rank: two ranks collide, unless the launch runs only on rank 0.
+  auto Kernel = [](ExprRef Guard) {
+    KB K("publish");
+    K.stdParams().launch(1, 8);
+    K.K.Launches.back().Guard = std::move(Guard);
+    K.when(lt(tid(), W()));
+    K.mem(EventKind::Store, 70, addr("pads", tid(), c(0)), 4, MemOrder::Release,
+          Scope::System, v("param:epoch"));
+    K.end();
+    return K;
+  };
+  auto F = runAll(Kernel(nullptr).module());
+  EXPECT_EQ(keys(F), (std::set<Key>{{70, "SIG-001"}})) << dump(F);
+  auto FG = runAll(Kernel(eq(rank(), c(0))).module());
+  EXPECT_TRUE(FG.empty()) << dump(FG);
+  // `rank != 0` leaves ranks 1 and 2 as senders from W = 3 on.
+  auto FN = runAll(Kernel(lnot(eq(rank(), c(0)))).module());
+  EXPECT_EQ(keys(FN), (std::set<Key>{{70, "SIG-001"}})) << dump(FN);
+  const Finding *X = find(FN, "SIG-001");
+  ASSERT_TRUE(X);
+  EXPECT_EQ(X->Witness.at("W"), "3");
+}
+
 } // namespace

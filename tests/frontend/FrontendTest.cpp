@@ -278,6 +278,60 @@ void host(float** p, float* o, int r, cudaStream_t s) {
   EXPECT_EQ(G.Events[0].Width, 0u); // dependent type
 }
 
+TEST(FrontendLaunches, HostGuardsOverRankAndWorldSize) {
+  FrontendResult R = build(R"(
+struct Params { int ranks_per_node; int rank; int mode; };
+template <int N> __global__ void k(int* p) { p[threadIdx.x] = N; }
+__global__ void root(int* p) { p[0] = 1; }
+__global__ void peer(int* p) { p[1] = 1; }
+__global__ void any(int* p) { p[2] = 1; }
+template <int N> void dispatch(int* p, cudaStream_t s) {
+  k<N><<<1, 32, 0, s>>>(p);
+}
+void run(Params& q, int* p, cudaStream_t s) {
+  switch (q.ranks_per_node) {
+    case 2:
+      dispatch<2>(p, s);
+      break;
+    case 4:
+    case 8:
+      dispatch<8>(p, s);
+      break;
+    default:
+      break;
+  }
+  bool is_root = q.rank == 0;
+  if (is_root && q.mode > 1) {
+    root<<<1, 8, 0, s>>>(p);
+  } else {
+    peer<<<1, 8, 0, s>>>(p);
+  }
+  if (q.mode == 3) return;
+  any<<<1, 8, 0, s>>>(p);
+}
+)");
+  ASSERT_TRUE(R.Parsed);
+  auto GuardOf = [&](const std::string &Name) {
+    const KernelModel &K = kernel(R, Name);
+    if (K.Launches.size() != 1)
+      return std::string("launches: ") + std::to_string(K.Launches.size());
+    return K.Launches[0].Guard ? K.Launches[0].Guard->str()
+                               : std::string("none");
+  };
+  EXPECT_EQ(GuardOf("k<2>"), "world_size == 2");
+  // `case 4: case 8:` both reach dispatch<8>.
+  EXPECT_EQ(GuardOf("k<8>"), "(world_size == 4) || (world_size == 8)");
+  // A local bool is followed to its initializer; `mode` is dropped.
+  EXPECT_EQ(GuardOf("root"), "rank == 0");
+  // !(a && b) with b unknown implies nothing.
+  EXPECT_EQ(GuardOf("peer"), "none");
+  // An early return on an unknown condition adds nothing either.
+  EXPECT_EQ(GuardOf("any"), "none");
+  const KernelModel &Root = kernel(R, "root");
+  ASSERT_EQ(Root.Launches[0].Args.size(), 1u);
+  EXPECT_EQ(Root.Launches[0].Args[0].Text, "p");
+}
+
 TEST(FrontendLocations, PythonUnitMapsToPyLines) {
   std::string Py = "import torch\n"
                    "CUDA_SRC = r'''\n"

@@ -316,6 +316,10 @@ struct LaunchSite {
     /// node with the source text otherwise, null for an argument of
     /// non-integral type.
     ExprRef Value;
+    /// The argument's source text ("Ctx->signal_pads"): two kernels whose
+    /// launches pass the same text share that memory (BAR-002 matches a
+    /// wait with the signals of another kernel through it).
+    std::string Text = {};
   };
   /// The arguments of a `k<<<...>>>(args)` launch in parameter order; empty
   /// for launch APIs whose arguments are a `void **` array. The engine binds
@@ -326,6 +330,12 @@ struct LaunchSite {
   /// Host functions from which this launch is reached: the function that
   /// contains it and, transitively, the functions of the unit that call it.
   std::vector<std::string> HostCallers;
+  /// The host condition under which the launch runs, over "rank" and
+  /// "world_size" only (`if (ctx->rank == 0)`, `switch (ranks_per_node)
+  /// case 4:` of a caller); null when unconditional or not expressible. The
+  /// engine constrains every agent of this launch by it (docs/checkers.md,
+  /// "Rank- and world-size-conditional launches").
+  ExprRef Guard;
 };
 
 /// A load and the store that writes back the same lvalue in one
