@@ -553,7 +553,12 @@ Outcome Analysis::solve(const z3::expr &F, const WitnessSpec &Wit,
   // at the largest W decides every W; otherwise (or when that query is
   // satisfiable or undecided) every W is solved in ascending order, so the
   // reported W is the smallest one.
-  if (Ws.size() > 1) {
+  // A launch guarded by the host (`if (world_size == 4)`, a `case` of a
+  // switch on the rank count) adds its guard at concretization; such a
+  // guard is not weaker for larger W, so those launches go per W.
+  bool Guarded = std::any_of(Ls.begin(), Ls.end(),
+                             [](const LaunchDims &L) { return bool(L.Guard); });
+  if (Ws.size() > 1 && !Guarded) {
     std::map<unsigned, bool> Has;
     std::map<std::pair<unsigned, bool>, bool> Memo;
     z3::expr Wv = var("world_size", 0);

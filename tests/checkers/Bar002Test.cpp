@@ -197,6 +197,7 @@ TEST(Checkers, Bar002CounterBehindAcrossCalls) {
   // Launched twice per call: the arrivals per call are not known here.
   auto F2 = runAll(counterBarrier(false, false));
   EXPECT_TRUE(F2.empty()) << dump(F2);
+}
 
 /// Root kernel of a pull broadcast: thread p (0 < p < W) signals
 /// pads[p][0] and waits for pads[0][8 + p]; launched at line 90 of host

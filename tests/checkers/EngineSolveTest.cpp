@@ -72,6 +72,20 @@ TEST(EngineSolve, QueryOnlyWeakerWithWIsDecidedOnceAtTheLargest) {
   EXPECT_EQ(A.MonotoneDecided, 1u);
 }
 
+TEST(EngineSolve, GuardedLaunchIsSolvedPerWorldSize) {
+  // The launch runs only where world_size == 4: the query (weaker for
+  // larger W on its own) is false at W = 8 but holds at W = 4.
+  KB K;
+  K.launch(4, 256);
+  K.K.Launches.back().Guard = eq(W(), c(4));
+  Fixture F(K);
+  Analysis &A = *F;
+  Outcome R = A.solve(A.agentRange(1) && A.rank(1) == 3, A.agentWitness({1}));
+  ASSERT_TRUE(R.sat());
+  EXPECT_EQ(R.W, 4u);
+  EXPECT_EQ(A.MonotoneDecided, 0u);
+}
+
 TEST(EngineSolve, QueryWithWInAnEqualityIsSolvedPerWorldSize) {
   KB K;
   K.launch(4, 256);
