@@ -820,7 +820,7 @@ Val Builder::callUser(const CallExpr *CE, const FunctionDecl *Callee) {
   for (unsigned I = 0; I < NP && I < Args.size(); ++I) {
     const ParmVarDecl *P = Callee->getParamDecl(I);
     Val V = Args[I];
-    if (V.P && TableParms.count(P))
+    if (V.P && !V.P->Choice && TableParms.count(P))
       V.P->IsTable = true;
     if (V.E && (V.E->hasOpaque() || V.E->mentions("polled")))
       V.E = Expr::var("local:" + P->getName().str() + "@" +

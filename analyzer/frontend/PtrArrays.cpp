@@ -31,6 +31,9 @@ using namespace clang;
 /// Address base tag of an event whose pointer is a PtrChoice.
 const char ChoiceTag[] = "\x01choice:";
 
+/// Most entries one read of a PtrArray may stand for (larger: unknown).
+constexpr size_t kMaxAlternatives = 16;
+
 bool Builder::isPtrArrayType(QualType T) {
   if (T.isNull())
     return false;
@@ -284,7 +287,8 @@ Builder::readPtrArray(const clang::ArraySubscriptExpr *AS) {
     }
     Drop = int(Id);
   }
-  if (Sel.empty())
+  // Every access through the read is copied per entry: keep it bounded.
+  if (Sel.empty() || Sel.size() > kMaxAlternatives)
     return std::nullopt;
   std::vector<ExprRef> Now = currentGuard();
   auto Choice = std::make_shared<PtrChoice>();

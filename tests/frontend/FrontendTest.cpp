@@ -527,3 +527,17 @@ __global__ void k(float** peers, float* out, int rank, int world_size) {
   EXPECT_EQ(storesTo(K, "peers"), std::vector<std::string>());
   EXPECT_EQ(storesTo(K, "out"), std::vector<std::string>());
 }
+
+// A read that would stand for more than 16 stored pointers stays unknown
+// (every access through it would be copied per entry).
+TEST(FrontendPtrArrays, TooManyEntriesStayUnknown) {
+  std::string Src = "__global__ void k(float** peers) {\n  float* a[17];\n";
+  for (int I = 0; I < 17; ++I)
+    Src +=
+        "  a[" + std::to_string(I) + "] = peers[" + std::to_string(I) + "];\n";
+  Src += "  for (int j = 0; j < 17; ++j)\n    a[j][threadIdx.x] = 1.0f;\n"
+         "  for (int j = 0; j < 16; ++j)\n    a[j][threadIdx.x] = 2.0f;\n}\n";
+  FrontendResult R = build(Src);
+  ASSERT_TRUE(R.Parsed);
+  EXPECT_EQ(storesTo(kernel(R, "k"), "peers").size(), 16u);
+}
