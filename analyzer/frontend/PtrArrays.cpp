@@ -362,6 +362,38 @@ static PtrVal compose(const PtrVal &A, const ExprRef &RelIndex,
   return R;
 }
 
+/// True if \p G is false whatever the agent: the constant 0, or a
+/// comparison of two constants that fails (`1 != 1` after inlining a helper
+/// with a constant argument).
+static bool constFalse(const ExprRef &G) {
+  if (!G)
+    return false;
+  if (G->Op == ExprOp::Const)
+    return G->Value == 0;
+  if (G->Op == ExprOp::LAnd)
+    return constFalse(G->Ops[0]) || constFalse(G->Ops[1]);
+  if (G->Ops.size() != 2 || G->Ops[0]->Op != ExprOp::Const ||
+      G->Ops[1]->Op != ExprOp::Const)
+    return false;
+  int64_t A = G->Ops[0]->Value, B = G->Ops[1]->Value;
+  switch (G->Op) {
+  case ExprOp::Eq:
+    return A != B;
+  case ExprOp::Ne:
+    return A == B;
+  case ExprOp::Lt:
+    return A >= B;
+  case ExprOp::Le:
+    return A > B;
+  case ExprOp::Gt:
+    return A <= B;
+  case ExprOp::Ge:
+    return A < B;
+  default:
+    return false;
+  }
+}
+
 void Builder::expandChoices() {
   if (Choices.empty())
     return;
@@ -392,6 +424,10 @@ void Builder::expandChoices() {
       Drop &= !(E.Addr.Index && E.Addr.Index->mentions(DV)) &&
               !(E.Addr.ByteOffset && E.Addr.ByteOffset->mentions(DV));
     }
+    // A copy per entry multiplies the cost of an access: none for an access
+    // on a branch that the constant arguments of a helper rule out.
+    if (std::any_of(E.Guard.begin(), E.Guard.end(), constFalse))
+      continue;
     for (const PtrAlt &A : C.Alts) {
       Event X = E;
       PtrVal P = compose(A.P, E.Addr.Index, E.Addr.ByteOffset, RelElem);

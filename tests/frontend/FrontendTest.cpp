@@ -541,3 +541,28 @@ TEST(FrontendPtrArrays, TooManyEntriesStayUnknown) {
   ASSERT_TRUE(R.Parsed);
   EXPECT_EQ(storesTo(kernel(R, "k"), "peers").size(), 16u);
 }
+
+// An access through the array on a branch that a constant helper argument
+// rules out (`if (n == 1) ... else ...` with n = 1) is not copied per entry.
+TEST(FrontendPtrArrays, DeadBranchOfAHelperIsNotExpanded) {
+  FrontendResult R = build(R"(
+__device__ void put(float* const* dst, int count, int n) {
+  for (int d = 0; d < count; ++d) {
+    if (n == 1)
+      dst[d][threadIdx.x] = 1.0f;
+    else
+      dst[d][threadIdx.x + 1] = 2.0f;
+  }
+}
+__global__ void k(float** peers, int world_size) {
+  float* dst[8];
+  int m = 0;
+  for (int p = 0; p < world_size; ++p)
+    dst[m++] = peers[p];
+  put(dst, m, 1);
+}
+)");
+  ASSERT_TRUE(R.Parsed);
+  EXPECT_EQ(storesTo(kernel(R, "k"), "peers"),
+            std::vector<std::string>({"loop:2|tid.x|1 == 1;|2;"}));
+}
