@@ -7,6 +7,9 @@
 #include "Checks.h"
 #include "Engine.h"
 
+#include <optional>
+#include <utility>
+
 namespace pkb::chk {
 namespace {
 
@@ -28,7 +31,10 @@ public:
         continue; // too narrow a scope: ORD-003
       if (isReleaseOrder(Sig.Order))
         continue;
-      // The nearest earlier peer-visible write with no fence in between.
+      // The nearest earlier peer-visible write with no fence in between
+      // whose execution is proven exactly; if every such write needs
+      // approximations (opaque values, unknown locals), the nearest one.
+      std::optional<std::pair<size_t, Outcome>> Best;
       for (size_t W = S; W-- > 0;) {
         if (!A.isPeerVisible(W) || !isWriteEvent(A.ev(W)))
           continue;
@@ -44,27 +50,34 @@ public:
                      A.sameBlock(1, 2);
         Outcome R = A.solve(Q, A.agentWitness({1, 2}));
         if (R.unknown()) {
-          emitUnknown(info().Id, A.K, Sig, "the release before this signal", R,
-                      Out, Diags);
+          if (!Best)
+            emitUnknown(info().Id, A.K, Sig, "the release before this signal",
+                        R, Out, Diags);
           break;
         }
         if (!R.sat())
           continue;
-        Finding Fd = makeFinding(
-            info().Id, A.K, Sig.Loc,
-            "signal " + describe(Sig) +
-                " is not a system-scope release and no fence orders the "
-                "earlier write to peer-visible memory before it; a peer that "
-                "sees the flag may read stale data",
-            "use st.release.sys / atomic with memory_order_release at "
-            "system scope, or __threadfence_system() right before the "
-            "signal");
-        relate(Fd, "write", A.ev(W));
-        relate(Fd, "signal", Sig);
-        applyOutcome(Fd, R);
-        emit(Out, std::move(Fd));
-        break;
+        bool Exact = !R.Approx && R.Unbound.empty();
+        if (!Best || Exact)
+          Best.emplace(W, std::move(R));
+        if (Exact)
+          break;
       }
+      if (!Best)
+        continue;
+      Finding Fd = makeFinding(
+          info().Id, A.K, Sig.Loc,
+          "signal " + describe(Sig) +
+              " is not a system-scope release and no fence orders the "
+              "earlier write to peer-visible memory before it; a peer that "
+              "sees the flag may read stale data",
+          "use st.release.sys / atomic with memory_order_release at "
+          "system scope, or __threadfence_system() right before the "
+          "signal");
+      relate(Fd, "write", A.ev(Best->first));
+      relate(Fd, "signal", Sig);
+      applyOutcome(Fd, Best->second);
+      emit(Out, std::move(Fd));
     }
   }
 };

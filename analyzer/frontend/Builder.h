@@ -31,6 +31,8 @@
 
 namespace pkb::fe {
 
+struct PtrChoice;
+
 /// A symbolic pointer: Base[Peer] + Index elements of ElemBytes (+ bytes).
 struct PtrVal {
   std::string Base;
@@ -45,6 +47,52 @@ struct PtrVal {
   bool IsTable = false;
   /// Where the peer-table lookup that produced Peer was written.
   SourceLoc PeerLoc;
+  /// Set when the pointer was read out of a local pointer array
+  /// (PtrArray) at an index that selects several stored pointers: then
+  /// Base/Peer/Space are unused and Index/ByteOffset/ElemBytes are relative
+  /// to each alternative; every access through it becomes one event per
+  /// alternative (Builder::expandChoices).
+  std::shared_ptr<const PtrChoice> Choice;
+};
+
+/// A local array of pointers filled by the kernel (`T *Dst[8]; Dst[n++] =
+/// p;`, `T *Src[1] = {x};`): the pointers stored into it, so that accesses
+/// through `Dst[d]` reach the memory they designate.
+struct PtrArray {
+  struct Entry {
+    std::optional<int64_t> Pos;  ///< Element index, when it is known.
+    PtrVal P;                    ///< The stored pointer (no Choice).
+    std::vector<ExprRef> Guard;  ///< currentGuard() at the store.
+    std::vector<unsigned> Loops; ///< LoopStack at the store.
+  };
+  std::vector<Entry> Entries;
+  size_t DeclLoops = 0;  ///< LoopStack.size() at the declaration.
+  size_t DeclGuards = 0; ///< currentGuard().size() at the declaration.
+  /// Position of the next append `Dst[n++] = p`, while it is known.
+  std::optional<int64_t> Next = 0;
+  /// Lower bound of every entry whose position is unknown (appends under a
+  /// condition or in a loop, stores at a non-constant index): constant
+  /// reads below it are exact.
+  int64_t ExactBelow = INT64_MAX;
+  /// Var name of the append counter (`local:n@LINE`) when every change of
+  /// it is an append to this array and it starts at 0: a loop
+  /// `for (d = 0; d < n; ++d)` then visits exactly the stored entries.
+  std::string Counter;
+};
+
+/// One pointer that a PtrChoice may designate.
+struct PtrAlt {
+  PtrVal P;                       ///< Absolute pointer (no Choice).
+  std::vector<ExprRef> Guard;     ///< Condition under which it is chosen.
+  std::vector<unsigned> AddLoops; ///< Loops (clones) it iterates over.
+};
+
+/// The pointers a read `Dst[i]` of a PtrArray yields: one per alternative.
+/// DropLoop is the loop `for (d = 0; d < n; ++d)` that enumerates the
+/// entries (its iterations are replaced by the alternatives), or -1.
+struct PtrChoice {
+  std::vector<PtrAlt> Alts;
+  int DropLoop = -1;
 };
 
 /// The value of an expression: a scalar expression and, for pointers or
@@ -62,6 +110,9 @@ struct Val {
   /// For by-value struct parameters (pkb_peer_view & co): the kernel
   /// parameter name the struct came from, e.g. "view".
   std::string Record;
+  /// For local arrays of pointers (and parameters bound to one): the
+  /// pointers stored into the array, shared with the caller's local.
+  std::shared_ptr<PtrArray> Arr;
 };
 
 /// An inlining frame: bindings of parameters and locals.
@@ -110,6 +161,8 @@ public:
   /// Pointer value of a pointer-typed (or address-valued) expression.
   std::optional<PtrVal> pointer(const clang::Expr *E);
   std::optional<PtrVal> arrayBase(const clang::Expr *E);
+  /// The pointer value read from the pointer-typed glvalue \p S.
+  std::optional<PtrVal> readPointer(const clang::Expr *S);
   /// Reads a class-typed glvalue (copy construction / assignment source):
   /// a Load of the whole object if it is memory; else eval().
   Val recordRead(const clang::Expr *E);
@@ -126,6 +179,27 @@ public:
                   const clang::Stmt *At, ExprRef Value = nullptr);
   /// The value a memory read yields ("polled" in a loop condition).
   ExprRef loadValue(const clang::Expr *E, int EventIndex);
+
+  // --- PtrArrays.cpp -----------------------------------------------------
+  /// True if \p T is an array of pointers (a PtrArray candidate).
+  static bool isPtrArrayType(clang::QualType T);
+  /// Declares the local pointer array \p VD (with its initializer list).
+  Val declarePtrArray(const clang::VarDecl *VD);
+  /// Handles `Arr[i] = p` when Arr is a PtrArray; false if \p Lhs is not
+  /// an element of one.
+  bool storePtrArray(const clang::Expr *Lhs, const clang::Expr *Rhs);
+  /// The PtrArray that \p Base (an array or pointer expression) designates.
+  std::shared_ptr<PtrArray> ptrArrayOf(const clang::Expr *Base);
+  /// The pointer read by `Arr[i]` from a PtrArray, if the index selects
+  /// known entries (a constant, or the enumerating loop variable).
+  std::optional<PtrVal> readPtrArray(const clang::ArraySubscriptExpr *AS);
+  /// Replaces every event whose address came from a PtrChoice by one event
+  /// per alternative (end of build()).
+  void expandChoices();
+  /// Choices referenced by the events' addresses (base ChoiceTag + index)
+  /// with the element size of the relative index; filled by toAddress().
+  mutable std::vector<std::pair<std::shared_ptr<const PtrChoice>, unsigned>>
+      Choices;
 
   // --- EventBuilder.cpp --------------------------------------------------
   Event &emit(EventKind K, const clang::Stmt *At);
@@ -193,6 +267,10 @@ public:
       MultiDefCache;
   unsigned Budget = 200000; ///< Events + visits, against pathological input.
 };
+
+/// Address base prefix of an event whose pointer is a PtrChoice (replaced by
+/// Builder::expandChoices before the model leaves the builder).
+extern const char ChoiceTag[];
 
 /// Small folding constructors.
 ExprRef mkAdd(ExprRef A, ExprRef B);

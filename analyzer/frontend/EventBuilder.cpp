@@ -360,6 +360,10 @@ void Builder::stmt(const Stmt *S) {
       }
       if (VD->hasGlobalStorage())
         continue;
+      if (isPtrArrayType(VD->getType())) {
+        bindLocal(VD, declarePtrArray(VD));
+        continue;
+      }
       const clang::Expr *Init = VD->getInit();
       Val V;
       if (Init) {
@@ -422,6 +426,10 @@ void Builder::stmt(const Stmt *S) {
       LS.loop().Init = InitV;
       Val V{Expr::var("loop:" + std::to_string(Id))};
       frame().Vars[Sh.Var] = V;
+      // Known before the body (PtrArray reads check for `++d`); the final
+      // step is set after it.
+      if (Sh.StepSign > 0)
+        LS.loop().Step = Expr::constant(1);
     }
     if (const DeclStmt *CV = F->getConditionVariableDeclStmt())
       stmt(CV);
@@ -784,6 +792,8 @@ Val Builder::callUser(const CallExpr *CE, const FunctionDecl *Callee) {
         V.E = Expr::opaque(text(A));
     } else {
       V = eval(A);
+      if (!V.Arr)
+        V.Arr = ptrArrayOf(A);
       if (const auto *DR = dyn_cast<DeclRefExpr>(A->IgnoreParenImpCasts()))
         if (const auto *RD = A->getType()->getAsRecordDecl()) {
           (void)RD;
@@ -810,7 +820,7 @@ Val Builder::callUser(const CallExpr *CE, const FunctionDecl *Callee) {
   for (unsigned I = 0; I < NP && I < Args.size(); ++I) {
     const ParmVarDecl *P = Callee->getParamDecl(I);
     Val V = Args[I];
-    if (V.P && TableParms.count(P))
+    if (V.P && !V.P->Choice && TableParms.count(P))
       V.P->IsTable = true;
     if (V.E && (V.E->hasOpaque() || V.E->mentions("polled")))
       V.E = Expr::var("local:" + P->getName().str() + "@" +
@@ -864,6 +874,7 @@ KernelModel Builder::build(const FunctionDecl *FD) {
   inferRoles(FD);
   stmt(FD->getBody());
   Frames.clear();
+  expandChoices();
   refineRoles();
   if (Budget == 0)
     K.Notes.push_back("kernel too large: the model was truncated");

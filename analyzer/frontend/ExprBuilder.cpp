@@ -156,6 +156,18 @@ std::string Builder::text(const Stmt *S) const {
 
 Address Builder::toAddress(const PtrVal &P) const {
   Address A;
+  if (P.Choice) {
+    size_t N = 0;
+    while (N < Choices.size() &&
+           (Choices[N].first != P.Choice || Choices[N].second != P.ElemBytes))
+      ++N;
+    if (N == Choices.size())
+      Choices.emplace_back(P.Choice, P.ElemBytes);
+    A.Base = ChoiceTag + std::to_string(N);
+    A.Index = P.Index;
+    A.ByteOffset = P.ByteOffset;
+    return A;
+  }
   A.Base = P.Base;
   A.Peer = P.Peer;
   A.Index = P.Index;
@@ -493,13 +505,56 @@ std::optional<PtrVal> Builder::lvalue(const clang::Expr *E) {
     rv(CO->getCond());
     std::optional<PtrVal> A = lvalue(CO->getTrueExpr());
     std::optional<PtrVal> B = lvalue(CO->getFalseExpr());
-    if (A && B && A->Base == B->Base) {
+    if (A && B && A->Base == B->Base && !A->Choice && !B->Choice) {
       A->Index = nullptr;
       return A;
     }
     return std::nullopt;
   }
   eval(E);
+  return std::nullopt;
+}
+
+/// The pointer stored in the pointer-typed glvalue \p S (a variable, an
+/// ABI field, a table element `peers[r]`, a PtrArray element, `*pp`).
+std::optional<PtrVal> Builder::readPointer(const clang::Expr *S) {
+  if (const auto *DR = dyn_cast<DeclRefExpr>(S))
+    return declRef(DR->getDecl(), S).P;
+  if (const auto *ME = dyn_cast<MemberExpr>(S))
+    if (std::optional<Val> F = fieldValue(ME))
+      return F->P;
+  // Reading a pointer out of a table: peers[r] -> peer pointer.
+  if (const auto *AS = dyn_cast<ArraySubscriptExpr>(S)) {
+    if (ptrArrayOf(AS->getBase()))
+      return readPtrArray(AS);
+    std::optional<PtrVal> B = pointer(AS->getBase());
+    ExprRef I = rv(AS->getIdx());
+    if (!B)
+      return std::nullopt;
+    PtrVal P;
+    P.Base = B->Base;
+    P.Peer = B->Peer ? B->Peer : (B->Index ? mkAdd(B->Index, I) : I);
+    P.Index = Expr::constant(0);
+    P.Space = AddrSpace::Peer;
+    P.ElemBytes = pointeeSize(S->getType());
+    P.PeerLoc = Map.map(S->getBeginLoc());
+    return P;
+  }
+  if (const auto *U = dyn_cast<UnaryOperator>(S))
+    if (U->getOpcode() == UO_Deref) {
+      std::optional<PtrVal> B = pointer(U->getSubExpr());
+      if (!B)
+        return std::nullopt;
+      PtrVal P;
+      P.Base = B->Base;
+      P.Peer = B->Index ? B->Index : Expr::constant(0);
+      P.Index = Expr::constant(0);
+      P.Space = AddrSpace::Peer;
+      P.ElemBytes = pointeeSize(S->getType());
+      P.PeerLoc = Map.map(S->getBeginLoc());
+      return P;
+    }
+  lvalue(S);
   return std::nullopt;
 }
 
@@ -511,45 +566,8 @@ std::optional<PtrVal> Builder::pointer(const clang::Expr *E) {
   if (const auto *CE = dyn_cast<CastExpr>(E)) {
     const clang::Expr *Sub = CE->getSubExpr();
     unsigned NewSize = pointeeSize(CE->getType());
-    if (CE->getCastKind() == CK_LValueToRValue) {
-      const clang::Expr *S = skipWrappers(Sub);
-      if (const auto *DR = dyn_cast<DeclRefExpr>(S))
-        return declRef(DR->getDecl(), S).P;
-      if (const auto *ME = dyn_cast<MemberExpr>(S))
-        if (std::optional<Val> F = fieldValue(ME))
-          return F->P;
-      // Reading a pointer out of a table: peers[r] -> peer pointer.
-      if (const auto *AS = dyn_cast<ArraySubscriptExpr>(S)) {
-        std::optional<PtrVal> B = pointer(AS->getBase());
-        ExprRef I = rv(AS->getIdx());
-        if (!B)
-          return std::nullopt;
-        PtrVal P;
-        P.Base = B->Base;
-        P.Peer = B->Peer ? B->Peer : (B->Index ? mkAdd(B->Index, I) : I);
-        P.Index = Expr::constant(0);
-        P.Space = AddrSpace::Peer;
-        P.ElemBytes = pointeeSize(E->getType());
-        P.PeerLoc = Map.map(S->getBeginLoc());
-        return P;
-      }
-      if (const auto *U = dyn_cast<UnaryOperator>(S))
-        if (U->getOpcode() == UO_Deref) {
-          std::optional<PtrVal> B = pointer(U->getSubExpr());
-          if (!B)
-            return std::nullopt;
-          PtrVal P;
-          P.Base = B->Base;
-          P.Peer = B->Index ? B->Index : Expr::constant(0);
-          P.Index = Expr::constant(0);
-          P.Space = AddrSpace::Peer;
-          P.ElemBytes = pointeeSize(E->getType());
-          P.PeerLoc = Map.map(S->getBeginLoc());
-          return P;
-        }
-      lvalue(S);
-      return std::nullopt;
-    }
+    if (CE->getCastKind() == CK_LValueToRValue)
+      return readPointer(skipWrappers(Sub));
     std::optional<PtrVal> P;
     if (Sub->getType()->isPointerType() || Sub->getType()->isArrayType() ||
         Sub->getType()->isNullPtrType())
@@ -593,7 +611,8 @@ std::optional<PtrVal> Builder::pointer(const clang::Expr *E) {
     ExprRef C = rv(CO->getCond());
     std::optional<PtrVal> A = pointer(CO->getTrueExpr());
     std::optional<PtrVal> B = pointer(CO->getFalseExpr());
-    if (A && B && A->Base == B->Base && A->Space == B->Space) {
+    if (A && B && A->Base == B->Base && A->Space == B->Space && !A->Choice &&
+        !B->Choice) {
       if (A->Peer && B->Peer && A->Peer != B->Peer)
         A->Peer = Expr::select(C, A->Peer, B->Peer);
       if (A->Index && B->Index)
@@ -702,7 +721,7 @@ Val Builder::readLValue(const clang::Expr *S, const clang::Expr *E) {
     Val B = readLValue(skipWrappers(CO->getFalseExpr()), CO->getFalseExpr());
     Guards.pop_back();
     Val R{Expr::select(C, A.E, B.E)};
-    if (A.P && B.P && A.P->Base == B.P->Base)
+    if (A.P && B.P && A.P->Base == B.P->Base && !A.P->Choice && !B.P->Choice)
       R.P = A.P;
     return R;
   }
@@ -791,6 +810,8 @@ Val Builder::evalOther(const clang::Expr *E) {
     if (BO->isAssignmentOp()) {
       // C++17: the right operand is sequenced before the left.
       const clang::Expr *L = skipWrappers(BO->getLHS());
+      if (Op == BO_Assign && storePtrArray(L, BO->getRHS()))
+        return {Expr::opaque(text(E))};
       int Before = static_cast<int>(K.Events.size());
       int LastBefore = LastLoad;
       Val R = eval(BO->getRHS());
@@ -904,7 +925,7 @@ Val Builder::evalOther(const clang::Expr *E) {
     Val B = eval(CO->getFalseExpr());
     Guards.pop_back();
     Val R{Expr::select(C, A.E, B.E)};
-    if (A.P && B.P && A.P->Base == B.P->Base)
+    if (A.P && B.P && A.P->Base == B.P->Base && !A.P->Choice && !B.P->Choice)
       R.P = A.P;
     return R;
   }

@@ -7,10 +7,20 @@
 //===----------------------------------------------------------------------===//
 #include "CheckerTestUtil.h"
 
+#include <algorithm>
+
 using namespace pkb;
 using namespace pkb::cktest;
 
 namespace {
+
+/// Inserts \p E into \p K right before the first event at line \p Line.
+void insertBefore(KB &K, unsigned Line, const Event &E) {
+  auto &Ev = K.K.Events;
+  auto It = std::find_if(Ev.begin(), Ev.end(),
+                         [Line](const Event &X) { return X.Loc.Line == Line; });
+  Ev.insert(It, E);
+}
 
 TEST(Checkers, Ord001MissingRelease) {
   Variant V;
@@ -40,13 +50,52 @@ TEST(Checkers, Ord001FenceBeforeRelaxedSignalIsFine) {
   Fe.Order = MemOrder::SeqCst;
   Fe.Scp = Scope::System;
   Fe.Loc = {"test.cu", 21, 1};
-  for (size_t I = 0; I < K.K.Events.size(); ++I)
-    if (K.K.Events[I].Loc.Line == 21) {
-      K.K.Events.insert(K.K.Events.begin() + I, Fe);
-      break;
-    }
+  insertBefore(K, 21, Fe);
   auto F = runAll(K.module());
   EXPECT_TRUE(F.empty()) << dump(F);
+}
+
+/// The staging store of allreduce() (line 11) with a volatile signal.
+const Event &stagingStore(const KB &K) {
+  for (const Event &E : K.K.Events)
+    if (E.Loc.Line == 11)
+      return E;
+  return K.K.Events.front();
+}
+
+// The nearest write before the signal executes only under an opaque
+// condition (a Warning on its own); an earlier write whose execution is
+// exact proves the bug, so the finding is an Error naming that write.
+TEST(Checkers, Ord001PrefersAnExactlyExecutedWrite) {
+  KB K = allreduce({.SigOrder = MemOrder::Volatile});
+  Event Tail = stagingStore(K); // a copy, outside the loop, at line 15
+  Tail.Loc.Line = 15;
+  Tail.Loops.clear();
+  Tail.Addr.Index = c(0);
+  Tail.Guard = {Expr::opaque("tail_is_aligned(p)")};
+  insertBefore(K, 21, Tail);
+  auto F = runAll(K.module());
+  std::erase_if(F, [](const Finding &X) { return X.CheckId != "ORD-001"; });
+  EXPECT_EQ(keys(F), (std::set<Key>{{21, "ORD-001"}})) << dump(F);
+  const Finding *X = find(F, "ORD-001");
+  ASSERT_TRUE(X);
+  EXPECT_EQ(X->Sev, Severity::Error);
+  ASSERT_FALSE(X->Related.empty());
+  EXPECT_EQ(X->Related[0].Loc.Line, 11u);
+}
+
+// Only the opaque-guarded write precedes the signal: still reported, as a
+// Warning at that write.
+TEST(Checkers, Ord001OnlyApproximateWriteIsAWarning) {
+  KB K = allreduce({.SigOrder = MemOrder::Volatile});
+  for (Event &E : K.K.Events)
+    if (E.Loc.Line == 11)
+      E.Guard.push_back(Expr::opaque("tail_is_aligned(p)"));
+  auto F = runAll(K.module());
+  const Finding *X = find(F, "ORD-001");
+  ASSERT_TRUE(X) << dump(F);
+  EXPECT_EQ(X->Sev, Severity::Warning);
+  EXPECT_EQ(X->Related[0].Loc.Line, 11u);
 }
 
 } // namespace

@@ -506,3 +506,148 @@ __global__ void k(unsigned** pads, int rank) {
   EXPECT_TRUE(kernel(A, "k").Notes.empty());
   EXPECT_EQ(kernel(B, "k").Notes.size(), 1u);
 }
+
+namespace {
+/// Events of \p K that store to \p Base, as "peer|index|guards|loops".
+std::vector<std::string> storesTo(const KernelModel &K,
+                                  const std::string &Base) {
+  std::vector<std::string> R;
+  for (const Event &E : K.Events) {
+    if (E.Kind != EventKind::Store || E.Addr.Base != Base)
+      continue;
+    std::string S = (E.Addr.Peer ? E.Addr.Peer->str() : "-") + "|" +
+                    (E.Addr.Index ? E.Addr.Index->str() : "?") + "|";
+    for (const ExprRef &G : E.Guard)
+      S += G->str() + ";";
+    S += "|";
+    for (unsigned L : E.Loops)
+      S += std::to_string(L) + ";";
+    R.push_back(S);
+  }
+  return R;
+}
+} // namespace
+
+// `T *dst[8]; dst[n++] = ...` drained by a helper `for (d = 0; d < n; ++d)`:
+// one store per stored pointer, the peer ones under their guard and over a
+// copy of the filling loop, the enumerating loop d removed.
+TEST(FrontendPtrArrays, AppendedEntriesDrainedByAHelper) {
+  FrontendResult R = build(R"(
+__device__ void fill(float* const* dst, int count, float v) {
+  for (int d = 0; d < count; ++d)
+    dst[d][threadIdx.x] = v;
+}
+__global__ void k(float** peers, float* out, int rank, int world_size) {
+  float* dst[8];
+  int n = 0;
+  dst[n++] = out + 4;
+  for (int p = 0; p < world_size; ++p)
+    if (p != rank)
+      dst[n++] = peers[p] + rank;
+  fill(dst, n, 1.0f);
+}
+)");
+  ASSERT_TRUE(R.Parsed);
+  const KernelModel &K = kernel(R, "k");
+  // Loops: 0 = p, 1 = d, 2 = the copy of p for the second entry.
+  ASSERT_EQ(K.Loops.size(), 3u);
+  EXPECT_EQ(K.Loops[2].Init->str(), "0");
+  EXPECT_EQ(K.Loops[2].Bound->str(), "world_size");
+  EXPECT_EQ(storesTo(K, "out"), std::vector<std::string>({"-|4 + tid.x||"}));
+  EXPECT_EQ(
+      storesTo(K, "peers"),
+      std::vector<std::string>({"loop:2|rank + tid.x|loop:2 != rank;|2;"}));
+}
+
+// An initializer list gives known positions: a constant read is exact, a
+// conditional pointer gives one store per arm under its condition, and a
+// loop with a constant bound enumerates the known positions.
+TEST(FrontendPtrArrays, InitListConditionalAndConstantBound) {
+  FrontendResult R = build(R"(
+__global__ void k(float** peers, float* out, float* tmp, int rank) {
+  float* a[2] = {out + 1, tmp};
+  a[0][threadIdx.x] = 1.0f;
+  float* b[1] = {rank == 0 ? out : peers[rank - 1]};
+  for (int j = 0; j < 1; ++j)
+    b[j][threadIdx.x] = 2.0f;
+}
+)");
+  ASSERT_TRUE(R.Parsed);
+  const KernelModel &K = kernel(R, "k");
+  EXPECT_EQ(storesTo(K, "out"),
+            std::vector<std::string>({"-|1 + tid.x||", "-|tid.x|rank == 0;|"}));
+  EXPECT_EQ(storesTo(K, "tmp"), std::vector<std::string>());
+  EXPECT_EQ(storesTo(K, "peers"),
+            std::vector<std::string>({"rank - 1|tid.x|rank != 0;|"}));
+}
+
+// Reads the model cannot pin down stay unknown (no event): an index that is
+// neither constant nor an enumerating loop, a counter that is also reset,
+// and a constant position after a conditional append.
+TEST(FrontendPtrArrays, UnresolvedReadsGiveNoEvent) {
+  FrontendResult R = build(R"(
+__global__ void k(float** peers, float* out, int rank, int world_size) {
+  float* a[8];
+  int n = 0;
+  for (int p = 0; p < world_size; ++p)
+    a[n++] = peers[p];
+  a[threadIdx.x % 8][0] = 1.0f;
+  float* b[8];
+  int m = 0;
+  b[m++] = out;
+  m = 0;
+  b[m++] = peers[rank];
+  for (int d = 0; d < m; ++d)
+    b[d][1] = 2.0f;
+  float* c[8];
+  int q = 0;
+  if (rank > 0)
+    c[q++] = out;
+  c[q++] = peers[0];
+  c[1][2] = 3.0f;
+}
+)");
+  ASSERT_TRUE(R.Parsed);
+  const KernelModel &K = kernel(R, "k");
+  EXPECT_EQ(storesTo(K, "peers"), std::vector<std::string>());
+  EXPECT_EQ(storesTo(K, "out"), std::vector<std::string>());
+}
+
+// A read that would stand for more than 16 stored pointers stays unknown
+// (every access through it would be copied per entry).
+TEST(FrontendPtrArrays, TooManyEntriesStayUnknown) {
+  std::string Src = "__global__ void k(float** peers) {\n  float* a[17];\n";
+  for (int I = 0; I < 17; ++I)
+    Src +=
+        "  a[" + std::to_string(I) + "] = peers[" + std::to_string(I) + "];\n";
+  Src += "  for (int j = 0; j < 17; ++j)\n    a[j][threadIdx.x] = 1.0f;\n"
+         "  for (int j = 0; j < 16; ++j)\n    a[j][threadIdx.x] = 2.0f;\n}\n";
+  FrontendResult R = build(Src);
+  ASSERT_TRUE(R.Parsed);
+  EXPECT_EQ(storesTo(kernel(R, "k"), "peers").size(), 16u);
+}
+
+// An access through the array on a branch that a constant helper argument
+// rules out (`if (n == 1) ... else ...` with n = 1) is not copied per entry.
+TEST(FrontendPtrArrays, DeadBranchOfAHelperIsNotExpanded) {
+  FrontendResult R = build(R"(
+__device__ void put(float* const* dst, int count, int n) {
+  for (int d = 0; d < count; ++d) {
+    if (n == 1)
+      dst[d][threadIdx.x] = 1.0f;
+    else
+      dst[d][threadIdx.x + 1] = 2.0f;
+  }
+}
+__global__ void k(float** peers, int world_size) {
+  float* dst[8];
+  int m = 0;
+  for (int p = 0; p < world_size; ++p)
+    dst[m++] = peers[p];
+  put(dst, m, 1);
+}
+)");
+  ASSERT_TRUE(R.Parsed);
+  EXPECT_EQ(storesTo(kernel(R, "k"), "peers"),
+            std::vector<std::string>({"loop:2|tid.x|1 == 1;|2;"}));
+}
