@@ -1,4 +1,4 @@
-// c32_param_barrier_launches.cu: CORRECT parameterised barrier kernel, the most common barrier shape in real code: one kernel takes the pad offset and the epoch as parameters and is launched three times per call with constant offsets (0, 8, 16) and epoch = call_index + 1 (monotonic across calls, so the pad is never re-zeroed and a wait is "slot >= epoch"). Without launch-site specialization the symbolic Slot reaches past the 64 KiB pad; every visible launch binds it to a small constant (docs/checkers.md, "Launch-site specialization").
+// c32_param_barrier_launches_peerview.cu: CORRECT parameterised barrier kernel, the most common barrier shape in real code: one kernel takes the pad offset and the epoch as parameters and is launched three times per call with constant offsets (0, 8, 16) and epoch = call_index + 1 (monotonic across calls, so the pad is never re-zeroed and a wait is "slot >= epoch"). Without launch-site specialization the symbolic Slot reaches past the 64 KiB pad; every visible launch binds it to a small constant (docs/checkers.md, "Launch-site specialization").
 #include <cuda_runtime.h>
 #include <stdint.h>
 

@@ -1,4 +1,4 @@
-// bar002_04_waitfirst.cu: BUG(BAR-002) every rank waits for its peers' flags before it publishes its own, so each rank's signal sits behind a wait for a signal that the peer also sends only after its wait: a wait-for cycle, no rank proceeds. FIX: signal the peers first, then wait (c31_allgather_signal_first.cu).
+// c31_allgather_signal_first_peerview.cu: CORRECT pull all-gather: every rank publishes its flag to the peers first, then waits for theirs (entry barrier), and an exit barrier keeps the staging copy from being overwritten while a peer reads it (twin of buggy/bar002_04_peerview.cu).
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -18,17 +18,17 @@ __global__ void allgather_pull(pkb_peer_view view, const float* in, float* out, 
     mine[j] = in[j];
   __syncthreads();
   if (t < view.world_size && t != view.rank) {
+    uint32_t* peer = view.signal_pads[t] + blockIdx.x * PKB_MAX_RANKS + view.rank;
+    asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(peer), "r"(epoch) : "memory");
+  }
+  if (t < view.world_size && t != view.rank) {
     volatile uint32_t* flag = view.signal_pads[view.rank] + blockIdx.x * PKB_MAX_RANKS + t;
     uint32_t v;
     do {
       asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
-    } while (v < epoch);  // expect: BAR-002
+    } while (v < epoch);
   }
   __syncthreads();
-  if (t < view.world_size && t != view.rank) {
-    uint32_t* peer = view.signal_pads[t] + blockIdx.x * PKB_MAX_RANKS + view.rank;
-    asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(peer), "r"(epoch) : "memory");
-  }
   for (int q = 0; q < view.world_size; ++q) {
     const float* src = static_cast<const float*>(view.peers[q]) + q * m;
     for (int64_t j = (int64_t)blockIdx.x * blockDim.x + t; j < m; j += (int64_t)gridDim.x * blockDim.x)

@@ -1,4 +1,4 @@
-// sig001_05_launch_slot.cu: BUGGY parameterised barrier kernel whose exit launch binds the pad offset to 16380 words (byte 65520): rank r's slot slot + rank lies at byte 65520 + 4r, so for W >= 5 rank 4's (byte 65536) and higher ranks' slots are outside the 64 KiB signal pad. The entry and middle launches (0, 8) are fine; the finding names the launch that binds the bad slot (docs/checkers.md, "Launch-site specialization").
+// sig001_05_peerview.cu: BUG(SIG-001) the parameterised barrier kernel's exit launch binds the pad offset to 16380 words (byte 65520): rank r's slot slot + rank lies at byte 65520 + 4r, so for W >= 5 the slots of rank 4 (byte 65536) and higher ranks lie outside the 64 KiB signal pad; the entry and middle launches (0, 8) are fine, and the finding names the launch that binds the bad slot (docs/checkers.md, "Launch-site specialization"). FIX: keep every launch's slot range inside the pad, e.g. kExit = 2 * PKB_MAX_RANKS as in correct/c32_param_barrier_launches_peerview.cu.
 #include <cuda_runtime.h>
 #include <stdint.h>
 

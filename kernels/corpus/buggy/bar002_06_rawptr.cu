@@ -1,4 +1,4 @@
-// bar002_05_rawptr.cu: BUG(BAR-002) pull broadcast with rank-conditional launches whose peers never report back (the `peer_done` kernel of correct/c35 is missing): root_publish, launched only on the root, waits for pads[0][kDone + p], which no kernel of the host sequence writes, so the root hangs. Another kernel excuses a wait only when a launch of it in the same host function writes the polled memory (docs/checkers.md, BAR-002). FIX: after pull, each peer stores the epoch into pads[0][kDone + rank] (a `peer_done` kernel).
+// bar002_06_rawptr.cu: BUG(BAR-002) pull broadcast with rank-conditional launches whose peers never report back (the `peer_done` kernel of correct/c35 is missing): root_publish, launched only on the root, waits for pads[0][kDone + p], which no kernel of the host sequence writes, so the root hangs. Another kernel excuses a wait only when a launch of it in the same host function writes the polled memory (docs/checkers.md, BAR-002). FIX: after pull, each peer stores the epoch into pads[0][kDone + rank] (a `peer_done` kernel).
 #include <cuda_runtime.h>
 #include <stdint.h>
 

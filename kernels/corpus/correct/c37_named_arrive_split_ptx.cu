@@ -1,4 +1,4 @@
-// bar001_named_arrive_split.cu: CORRECT(BAR-001) producer/consumer split on a named barrier (pattern of vLLM lamport_cta_arrive): warp 0 waits with `barrier.cta.sync 1, blockDim.x`, every other thread counts itself in with `barrier.cta.arrive 1, blockDim.x` and goes on (PTX ISA "bar, barrier"). All blockDim.x threads take part in barrier 1, so it is not divergent.
+// c37_named_arrive_split_ptx.cu: CORRECT producer/consumer split on a named barrier (pattern of vLLM lamport_cta_arrive): warp 0 waits with `barrier.cta.sync 1, blockDim.x`, every other thread counts itself in with `barrier.cta.arrive 1, blockDim.x` and goes on (PTX ISA "bar, barrier"). All blockDim.x threads take part in barrier 1, so it is not divergent.
 #include <cuda_runtime.h>
 #include <stdint.h>
 

@@ -1,4 +1,4 @@
-// bar001_named_missing_arrive.cu: BUG(BAR-001) warp 0 waits on named barrier 1 for blockDim.x threads, but the other warps neither sync nor arrive on barrier 1: the count is never reached and warp 0 hangs (PTX ISA "bar, barrier"). FIX: let the other threads execute `barrier.cta.arrive 1, blockDim.x` (see correct/bar001_named_arrive_split.cu).
+// bar001_05_ptx.cu: BUG(BAR-001) warp 0 waits on named barrier 1 for blockDim.x threads, but the other warps neither sync nor arrive on barrier 1: the count is never reached and warp 0 hangs (PTX ISA "bar, barrier"). FIX: let the other threads execute `barrier.cta.arrive 1, blockDim.x` (see correct/c37_named_arrive_split_ptx.cu).
 #include <cuda_runtime.h>
 #include <stdint.h>
 
