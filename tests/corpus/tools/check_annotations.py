@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """Lint the corpus ground truth.
 
-Usage: check_annotations.py CORPUS_DIR
+Usage: check_annotations.py [CORPUS_DIR]   (default: kernels/corpus of this checkout)
 
 Rules (docs/corpus.md):
   * buggy/<id>_<nn>_<style>.{cu,py}: exactly one `expect:` annotation, whose ID
     is in the catalogue and matches the file-name prefix (ord001 -> ORD-001);
-    style is one of the known styles; line 1 is a header comment that says
-    BUG(<ID>) and FIX.
-  * correct/*.{cu,py}: no `expect:` annotation; header says CORRECT.
+    style is one of the known styles; line 1 is the header comment
+    `// <file name>: BUG(<ID>) <what is wrong>. FIX: <how>` (`#` in .py files).
+  * correct/c<nn>_<protocol>_<style>.{cu,py}: no `expect:` annotation; line 1
+    is `// <file name>: CORRECT <protocol and why it is sound>`.
+  * Serials are unique (<id>_<nn> among buggy files, c<nn> among correct ones);
+    no header contains `expect:`.
   * In .py files: `// expect:` only inside CUDA_SRC, `# expect:` only for
     HOST-001 and BAR-004 on a Python line.
 Prints one line per file (path, line, ID) and exits non-zero on any error.
@@ -26,6 +29,7 @@ IDS = {
 STYLES = {"rawptr", "addrtab", "peerview", "atomicref", "ptx", "coop", "pkb"}
 EXPECT = re.compile(r"(//|#)\s*expect:\s*([A-Z]+-\d{3})\s*$")
 NAME = re.compile(r"^([a-z]+)(\d{3})_(\d{2})_([a-z]+)\.(cu|py)$")
+CORRECT_NAME = re.compile(r"^c(\d{2})_([a-z0-9]+(?:_[a-z0-9]+)*)_([a-z]+)\.(cu|py)$")
 
 
 def cuda_span(lines):
@@ -40,9 +44,12 @@ def cuda_span(lines):
 
 
 def main() -> int:
-    root = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__)) + "/.."
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "..", "..", "kernels", "corpus")
+    root = os.path.normpath(root)
     errors = 0
     counts = {}
+    serials = {}
     for sub in ("buggy", "correct"):
         d = os.path.join(root, sub)
         for name in sorted(os.listdir(d)):
@@ -61,13 +68,29 @@ def main() -> int:
                         continue
                     hits.append((no, m.group(1), m.group(2)))
             header = lines[0]
+            hmark = "#" if name.endswith(".py") else "//"
+            if "expect:" in header:
+                print(f"{path}:1: the header must not contain `expect:`")
+                errors += 1
             if sub == "correct":
                 if hits:
                     print(f"{path}: correct file has an expect annotation")
                     errors += 1
-                if "CORRECT" not in header:
-                    print(f"{path}:1: header must say CORRECT")
+                if not header.startswith(f"{hmark} {name}: CORRECT "):
+                    print(f"{path}:1: header must start with `{hmark} {name}: CORRECT `")
                     errors += 1
+                m = CORRECT_NAME.match(name)
+                if not m:
+                    print(f"{path}: file name must be c<nn>_<protocol>_<style>.cu|py")
+                    errors += 1
+                elif m.group(3) not in STYLES or (m.group(3) == "pkb") != (m.group(4) == "py"):
+                    print(f"{path}: unknown style {m.group(3)} (or pkb <=> .py violated)")
+                    errors += 1
+                elif m.group(1) in serials:
+                    print(f"{path}: serial c{m.group(1)} also used by {serials[m.group(1)]}")
+                    errors += 1
+                else:
+                    serials[m.group(1)] = name
                 print(f"{path}: correct")
                 continue
             m = NAME.match(name)
@@ -76,6 +99,11 @@ def main() -> int:
                 errors += 1
                 continue
             prefix = f"{m.group(1).upper()}-{m.group(2)}"
+            serial = f"{m.group(1)}{m.group(2)}_{m.group(3)}"
+            if serial in serials:
+                print(f"{path}: serial {serial} also used by {serials[serial]}")
+                errors += 1
+            serials[serial] = name
             if m.group(4) not in STYLES:
                 print(f"{path}: unknown style {m.group(4)}")
                 errors += 1
@@ -90,8 +118,8 @@ def main() -> int:
             if cid not in IDS or cid != prefix:
                 print(f"{path}:{no}: annotation {cid} does not match file prefix {prefix}")
                 errors += 1
-            if f"BUG({cid})" not in header or "FIX" not in header:
-                print(f"{path}:1: header must contain BUG({cid}) and FIX")
+            if not header.startswith(f"{hmark} {name}: BUG({cid}) ") or ". FIX: " not in header:
+                print(f"{path}:1: header must be `{hmark} {name}: BUG({cid}) <what is wrong>. FIX: <how>`")
                 errors += 1
             if name.endswith(".py"):
                 span = cuda_span(lines)
