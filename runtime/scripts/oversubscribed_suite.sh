@@ -22,7 +22,15 @@
 # default 470), PKB_GPU_BUILD (build dir), PKB_JOBS, PKB_RUN_TIMEOUT
 # (seconds per run, default 100), PKB_DEADLINE (per-call deadline of correct
 # candidates, default 20), PKB_BUGGY_DEADLINE (default 10), PKB_WORLDS
-# (default "2 4 8").
+# (default "2 4 8"), PKB_KINDS (default "candidate buggy"), PKB_SKIP_CTEST=1
+# (skip step 3, e.g. in a second call on the same warm machine).
+#
+# PKB_TIMED=1 is the same suite on a machine with at least max(PKB_WORLDS)
+# GPUs: one rank per GPU (no --oversubscribe), NCCL references, and the
+# correct candidates timed against NCCL at two sizes (a small, latency-bound
+# one and a large, bandwidth-bound one: PKB_TIMED_SIZES overrides them) with
+# speedup and fraction of the NVLink roofline in the summary; buggy
+# candidates stay correctness-only. Used on nvidia-h200-x2 (docs/results.md).
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 START=$(date +%s)
@@ -35,13 +43,15 @@ RUN_TIMEOUT=${PKB_RUN_TIMEOUT:-100}
 DEADLINE=${PKB_DEADLINE:-20}
 BUGGY_DEADLINE=${PKB_BUGGY_DEADLINE:-10}
 WORLDS=${PKB_WORLDS:-"2 4 8"}
+KINDS=${PKB_KINDS:-"candidate buggy"}
+TIMED=${PKB_TIMED:-0}
 mkdir -p "$OUT/runs"
 LOG=$OUT/suite.log
 exec > >(tee -a "$LOG") 2>&1
 elapsed() { echo $(( $(date +%s) - START )); }
 step() { echo; echo "=== $(date -u +%H:%M:%S) (+$(elapsed)s) $*"; }
 SUMMARY=$OUT/summary.tsv
-printf "kind\tkernel\tproblem\tworld\tsize\tverdict\texpected\tstatus\tseconds\n" > "$SUMMARY"
+printf "kind\tkernel\tproblem\tworld\tsize\tverdict\texpected\tstatus\tseconds\tspeedup\troofline\n" > "$SUMMARY"
 RT=$B/bin/pkbcheck-rt
 CACHE=${PKB_CACHE_DIR:-$(mktemp -d /tmp/pkb-cache-XXXX)}
 export PKB_CACHE_DIR=$CACHE # the GPU tests compile into the same cache
@@ -50,11 +60,15 @@ write_markdown() {
   {
     echo "# Oversubscribed correctness suite ($(date -u +%Y-%m-%dT%H:%M:%SZ), $(elapsed) s)"
     echo
-    echo "Mode: correctness-only (W ranks on $(nvidia-smi -L 2>/dev/null | wc -l) GPU(s)); no timing."
+    if [ "$TIMED" = 1 ]; then
+      echo "Mode: one rank per GPU ($(nvidia-smi -L 2>/dev/null | wc -l) GPU(s)), NCCL references; correct candidates timed (speedup = NCCL median / candidate median; roofline = achieved fraction of the NVLink roofline)."
+    else
+      echo "Mode: correctness-only (W ranks on $(nvidia-smi -L 2>/dev/null | wc -l) GPU(s)); no timing."
+    fi
     echo
-    echo "| kind | kernel | problem | W | size | verdict | expected | status | s |"
-    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-    tail -n +2 "$SUMMARY" | awk -F'\t' '{printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",$1,$2,$3,$4,$5,$6,$7,$8,$9}'
+    echo "| kind | kernel | problem | W | size | verdict | expected | status | s | speedup | roofline |"
+    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    tail -n +2 "$SUMMARY" | awk -F'\t' '{printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",$1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11}'
     echo
     for k in candidate buggy; do
       awk -F'\t' -v k=$k 'NR>1 && $1==k {n++; c[$8]++} END {printf "%s: %d rows", k, n; for (s in c) printf ", %s %d", s, c[s]; printf "\n"}' "$SUMMARY"
@@ -105,6 +119,7 @@ grep -c "warning" "$OUT/build.log" | sed 's/^/compiler warnings: /'
 wait $COMPILE_PID
 grep -E "^(compiled|cached|compile-error)" "$OUT/compile.log" | awk '{print $1}' | sort | uniq -c
 
+if [ "${PKB_SKIP_CTEST:-0}" != 1 ]; then
 step "ctest: CPU suites (background) and GPU suites"
 CPU_SUITES='^(Compare|Stats|Roofline|Problems|Bench|Verdicts|ResultStore|RankEnv|Wire|Launcher|FakeRun|MergeCase|MergeCaseResult|WorkerConfig|FailureKind|RunPlan|CaseMerger|PluggedWorker|ProblemCatalogue|Compiler|CompilerNvcc|Placement|OversubscribedRun|OversubscribeCli|LocalReference)\.'
 ( cd "$B" && timeout 300 ctest -R "$CPU_SUITES" --output-on-failure --timeout 120 -j4 \
@@ -115,6 +130,7 @@ CTEST_CPU_PID=$!
 grep -E "Test +#|tests passed|tests failed|Total Test" "$OUT/ctest-gpu.log" | tail -25
 wait $CTEST_CPU_PID
 grep -E "tests passed|tests failed|\(Failed\)|\*\*\*" "$OUT/ctest-cpu.log" | tail -10
+fi
 
 PROBLEMS_JSON=$("$RT" problems --json 2>/dev/null)
 problem_of() { # file name prefix -> name of a problem with a spec (the
@@ -132,6 +148,14 @@ sizes_of() { # two small sizes valid for W up to 8
     gemm_allreduce) echo 128,1024 ;;
     tp_rms_norm) echo 128,1024 ;;
     *) echo 1024,65536 ;;
+  esac
+}
+timed_sizes_of() { # a latency-bound and a bandwidth-bound size
+  case "$1" in
+    allreduce | broadcast | reduce) echo 65536,16777216 ;;
+    gemm_allreduce) echo 1024,4096 ;;
+    tp_rms_norm) echo 1024,16384 ;;
+    *) echo 65536,16777216 ;;
   esac
 }
 expected_of() { # what a buggy candidate should get (by its name)
@@ -158,6 +182,15 @@ run_one() {
     return
   fi
   sizes=$(sizes_of "$prob"); deadline=$DEADLINE; exp=pass
+  local place=(--oversubscribe) timing=()
+  if [ "$TIMED" = 1 ]; then
+    place=()
+    if [ "$kind" = candidate ]; then
+      sizes=${PKB_TIMED_SIZES:-$(timed_sizes_of "$prob")}
+    else
+      timing=(--no-timing)
+    fi
+  fi
   if [ "$kind" = buggy ]; then
     sizes=${sizes%%,*}; deadline=$BUGGY_DEADLINE; exp=$(expected_of "$f")
   fi
@@ -168,7 +201,7 @@ run_one() {
   local sidfile=$OUT/runs/$tag.sid
   setsid --wait bash -c 'echo $$ > "$0"; exec "$@"' "$sidfile" \
     timeout -k 5 "$RUN_TIMEOUT" "$RT" run --problem "$prob" --kernel "$f" \
-    --gpus "$w" --oversubscribe --sizes "$sizes" --deadline "$deadline" \
+    --gpus "$w" "${place[@]}" "${timing[@]}" --sizes "$sizes" --deadline "$deadline" \
     --cache-dir "$CACHE" --results "$OUT/runs/$tag.jsonl" \
     > "$OUT/runs/$tag.log" 2>&1
   rc=$?
@@ -177,12 +210,14 @@ run_one() {
   local secs=$(( $(date +%s) - t0 ))
   cat "$OUT/runs/$tag.jsonl" >> "$OUT/results.jsonl" 2>/dev/null
   grep -E "^==|^ +[0-9]+ +[a-z-]+ |^    " "$OUT/runs/$tag.log" | head -8
-  local rows=0 line size verdict status
+  local rows=0 line size verdict status speedup roof
   while IFS= read -r line; do
     # Records have sorted keys: the last "size"/"verdict" are the case's own
     # (the per-rank entries come earlier, under "ranks").
     size=$(grep -o '"size":[0-9]*' <<<"$line" | tail -1 | cut -d: -f2)
     verdict=$(grep -o '"verdict":"[^"]*"' <<<"$line" | tail -1 | cut -d'"' -f4)
+    speedup=$(grep -o '"speedup":[0-9.e+-]*' <<<"$line" | tail -1 | cut -d: -f2)
+    roof=$(grep -o '"achieved_fraction":[0-9.e+-]*' <<<"$line" | head -1 | cut -d: -f2)
     if [ "$kind" = candidate ]; then
       [ "$verdict" = pass ] && status=ok || status=UNEXPECTED
     elif [ "$verdict" = pass ]; then
@@ -192,8 +227,8 @@ run_one() {
     else
       status="caught as $verdict (expected $exp)"
     fi
-    printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n" "$kind" "$name" "$prob" "$w" \
-      "$size" "$verdict" "$exp" "$status" "$secs" >> "$SUMMARY"
+    printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n" "$kind" "$name" "$prob" "$w" \
+      "$size" "$verdict" "$exp" "$status" "$secs" "${speedup:--}" "${roof:--}" >> "$SUMMARY"
     rows=$((rows + 1))
   done < <(cat "$OUT/runs/$tag.jsonl" 2>/dev/null)
   if [ "$rows" -eq 0 ]; then
@@ -205,10 +240,14 @@ run_one() {
 }
 
 for w in $WORLDS; do
-  step "candidates at W = $w (oversubscribed on one GPU)"
-  for f in "$ROOT"/kernels/candidates/*.cu; do run_one candidate "$f" "$w"; done
-  step "buggy candidates at W = $w"
-  for f in "$ROOT"/kernels/candidates/buggy/*.cu; do run_one buggy "$f" "$w"; done
+  if [[ " $KINDS " == *" candidate "* ]]; then
+    step "candidates at W = $w ($([ "$TIMED" = 1 ] && echo "one rank per GPU, timed" || echo "oversubscribed on one GPU"))"
+    for f in "$ROOT"/kernels/candidates/*.cu; do run_one candidate "$f" "$w"; done
+  fi
+  if [[ " $KINDS " == *" buggy "* ]]; then
+    step "buggy candidates at W = $w"
+    for f in "$ROOT"/kernels/candidates/buggy/*.cu; do run_one buggy "$f" "$w"; done
+  fi
 done
 
 step "summary ($OUT/summary.md)"

@@ -123,7 +123,7 @@ TEST_F(Gpu, MisalignedAtomicIsRuntimeError) {
       << S.Records[0]["detail"];
 }
 
-TEST_F(Gpu, CrossCallRaseIsWrongOutputInBackToBackCalls) {
+TEST_F(Gpu, CrossCallRaceIsWrongOutputInBackToBackCalls) {
   if (Ranks < 2)
     GTEST_SKIP() << "needs two GPUs";
   RunSummary S = runKernel("broken_cross_call_race.cu");
