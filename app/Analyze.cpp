@@ -221,11 +221,12 @@ static FileReport analyzeFileHere(const std::string &Path,
       CO.WorldSizes = Opts.WorldSizes;
       CO.SolverTimeoutMs = Opts.SolverTimeoutMs;
       CO.Contexts = makeCheckContexts();
-      std::string TopoError;
-      if (!resolveTopology(Opts.Topology, CO.Target, TopoError))
+      if (auto T = resolveTopology(Opts.Topology))
+        CO.Target = std::move(*T);
+      else
         R.Diags.push_back(fileDiag(Path,
                                    std::string(toString(DiagCode::Topology)),
-                                   Severity::Error, TopoError));
+                                   Severity::Error, T.error().Message));
       if (Sink)
         CO.OnProgress = [&](const std::string &Id, const std::string &K) {
           Sink(json{{"kind", "progress"},
