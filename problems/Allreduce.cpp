@@ -28,12 +28,14 @@ public:
     return {int64_t(1) << 11, int64_t(1) << 16, int64_t(1) << 20,
             int64_t(1) << 24, int64_t(1) << 27};
   }
-  std::string checkSize(int WorldSize, int64_t Size) const override {
+  support::Expected<void> checkSize(int WorldSize,
+                                    int64_t Size) const override {
     if (Size <= 0)
-      return "size must be positive";
+      return support::fail("size must be positive");
     if (Size % (8 * WorldSize))
-      return "size must be a multiple of 8 x world size (16-byte shards)";
-    return "";
+      return support::fail(
+          "size must be a multiple of 8 x world size (16-byte shards)");
+    return {};
   }
   std::vector<TensorSpec> inputs(int, int, int64_t Size) const override {
     return {{"x", PKB_DTYPE_BF16, {Size}}};

@@ -314,7 +314,8 @@ TEST_F(Gpu, LocalReferencesOnTheDeviceMatchTheHostExecutor) {
     int64_t Size = N == "allreduce"                                ? 8 * W * 64
                    : (N == "gemm_allreduce" || N == "tp_rms_norm") ? 16
                                                                    : 1000;
-    ASSERT_EQ(P->checkSize(W, Size), "") << N;
+    auto Ok = P->checkSize(W, Size);
+    ASSERT_TRUE(Ok) << Ok.error().Message << ": " << N;
     DeviceWorld Wd(*P, W, Size, St);
     for (int R = 0; R < W; ++R) {
       SCOPED_TRACE(N + " rank " + std::to_string(R));

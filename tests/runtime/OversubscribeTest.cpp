@@ -386,7 +386,8 @@ TEST(LocalReference, EveryProblemMatchesItsSemanticsOnTheHost) {
     Names.insert(std::string(P->name()));
     for (int W : {1, 2, 3, 4, 8}) {
       int64_t S = smallSize(*P, W);
-      ASSERT_EQ(P->checkSize(W, S), "") << P->name() << " W=" << W;
+      auto Ok = P->checkSize(W, S);
+      ASSERT_TRUE(Ok) << Ok.error().Message << ": " << P->name() << " W=" << W;
       HostWorld Wd(*P, W, S);
       for (int R = 0; R < W; ++R) {
         SCOPED_TRACE(std::string(P->name()) + " W=" + std::to_string(W) +

@@ -18,6 +18,7 @@
 #include "pkb/pkb_abi.h"
 #include "pkb/rt/Compare.h"
 #include "pkb/rt/Roofline.h"
+#include "pkb/support/Expected.h"
 
 #include <cuda_runtime_api.h>
 #include <nccl.h>
@@ -107,8 +108,9 @@ public:
   virtual std::string_view sizeUnit() const = 0;
   /// Sizes run when the user gives none.
   virtual std::vector<int64_t> defaultSizes() const = 0;
-  /// Empty when Size is valid for WorldSize, else the reason.
-  virtual std::string checkSize(int WorldSize, int64_t Size) const;
+  /// Success when Size is valid for WorldSize, else an error with the
+  /// reason. Default: Size must be positive.
+  virtual support::Expected<void> checkSize(int WorldSize, int64_t Size) const;
   /// Inputs of rank Rank.
   virtual std::vector<TensorSpec> inputs(int WorldSize, int Rank,
                                          int64_t Size) const = 0;
