@@ -585,10 +585,10 @@ int CandidateWorker::run() {
                                            Req.num_symm_buffers));
   std::vector<size_t> Bytes(Req.symm_bytes,
                             Req.symm_bytes + Req.num_symm_buffers);
-  std::string Err;
-  Heap = SymmetricHeap::create(C, Device, Bytes, 64 * 1024, &Err);
-  if (!Heap)
-    fatal(Verdict::InternalError, "symmetric heap: " + Err);
+  auto Made = SymmetricHeap::create(C, Device, Bytes, 64 * 1024);
+  if (!Made)
+    fatal(Verdict::InternalError, "symmetric heap: " + Made.error().Message);
+  Heap = std::move(*Made);
   Heap->fillContext(Ctx);
   if (Req.workspace_bytes) {
     if ((E = cudaMalloc(&Ctx.workspace, Req.workspace_bytes)) != cudaSuccess)
@@ -655,12 +655,12 @@ int runHeapCheckWorker(HubClient &C) {
     Report("internal-error", "cudaSetDevice failed", "");
     ::_exit(3);
   }
-  std::string Err;
-  auto Heap = SymmetricHeap::create(C, Device, {Bytes, Bytes}, 64 * 1024, &Err);
-  if (!Heap) {
-    Report("internal-error", Err, "");
+  auto Made = SymmetricHeap::create(C, Device, {Bytes, Bytes}, 64 * 1024);
+  if (!Made) {
+    Report("internal-error", Made.error().Message, "");
     ::_exit(3);
   }
+  std::unique_ptr<SymmetricHeap> Heap = std::move(*Made);
   pkb_context Ctx{};
   Heap->fillContext(Ctx);
   C.disarm();
