@@ -206,18 +206,19 @@ std::span<const pkb_tensor> LocalInputs::of(int R) {
 void CandidateWorker::reference(const TensorSet &In, const TensorSet &Out,
                                 int Case, int64_t Size, uint64_t Tag) {
   RankInfo RI{Rank, World, Device, Stream, Comm};
-  std::string Err;
+  support::Expected<void> Done;
   if (Local) {
     LocalInputs All(*this, Size, Tag, Case);
     auto Ops = makeDeviceRefOps(Stream);
-    Err = P->localReference(RI, All, Out.Views, *Ops);
+    Done = P->localReference(RI, All, Out.Views, *Ops);
     // Inputs and scratch are freed below: finish the work that reads them.
     check(cudaStreamSynchronize(Stream), "local reference", Case, Size);
   } else {
-    Err = P->reference(RI, In.Views, Out.Views);
+    Done = P->reference(RI, In.Views, Out.Views);
   }
-  if (!Err.empty())
-    fatal(Verdict::InternalError, "reference: " + Err, Case, Size);
+  if (!Done)
+    fatal(Verdict::InternalError, "reference: " + Done.error().Message, Case,
+          Size);
 }
 
 void CandidateWorker::runCase(int Case, int64_t Size) {

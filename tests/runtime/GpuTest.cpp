@@ -334,15 +334,15 @@ TEST_F(Gpu, LocalReferencesOnTheDeviceMatchTheHostExecutor) {
       {
         MapInputs In(Wd.Dev);
         auto Ops = makeDeviceRefOps(St);
-        ASSERT_EQ(P->localReference({R, W, 0, St, nullptr}, In, DViews, *Ops),
-                  "");
+        auto Done = P->localReference({R, W, 0, St, nullptr}, In, DViews, *Ops);
+        ASSERT_TRUE(Done) << Done.error().Message;
         ASSERT_EQ(cudaStreamSynchronize(St), cudaSuccess);
       }
       MapInputs HIn(Wd.HostViews);
       pkb::rt::test::HostRefOps HOps;
-      ASSERT_EQ(
-          P->localReference({R, W, 0, nullptr, nullptr}, HIn, HViews, HOps),
-          "");
+      auto HDone =
+          P->localReference({R, W, 0, nullptr, nullptr}, HIn, HViews, HOps);
+      ASSERT_TRUE(HDone) << HDone.error().Message;
       for (size_t I = 0; I < OutSpecs.size(); ++I) {
         std::vector<char> G(OutSpecs[I].bytes());
         ASSERT_EQ(

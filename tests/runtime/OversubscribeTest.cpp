@@ -407,7 +407,8 @@ TEST(LocalReference, EveryProblemMatchesItsSemanticsOnTheHost) {
         HostRankInputs In(Wd);
         HostRefOps Ops;
         RankInfo RI{R, W, 0, nullptr, nullptr};
-        ASSERT_EQ(P->localReference(RI, In, Out, Ops), "");
+        auto Done = P->localReference(RI, In, Out, Ops);
+        ASSERT_TRUE(Done) << Done.error().Message;
         auto Want = expected(*P, W, R, S, Wd);
         ASSERT_EQ(Want.size(), Out.size());
         for (size_t O = 0; O < Out.size(); ++O) {
@@ -446,8 +447,8 @@ TEST(LocalReference, RootedProblemsReadOnlyTheRoot) {
       std::vector<pkb_tensor> Out = {makeTensor(OutSpecs[0], D.data())};
       HostRankInputs In(Wd);
       HostRefOps Ops;
-      ASSERT_EQ(P->localReference({R, 4, 0, nullptr, nullptr}, In, Out, Ops),
-                "");
+      auto Done = P->localReference({R, 4, 0, nullptr, nullptr}, In, Out, Ops);
+      ASSERT_TRUE(Done) << Done.error().Message;
       EXPECT_EQ(In.Asked, std::set<int>{0}) << Name << " rank " << R;
     }
   }
