@@ -32,10 +32,10 @@ bool FileReport::hasErrorFinding() const {
 
 bool FileReport::hasInputError() const { return Status != "ok"; }
 
-static Diagnostic fileDiag(const std::string &Path, std::string Code,
-                           Severity Sev, std::string Msg) {
+static Diagnostic fileDiag(const std::string &Path, DiagCode Code, Severity Sev,
+                           std::string Msg) {
   Diagnostic D;
-  D.Code = std::move(Code);
+  D.Code = std::string(toString(Code));
   D.Sev = Sev;
   D.Loc = SourceLoc{Path, 1, 1};
   D.Message = std::move(Msg);
@@ -86,8 +86,7 @@ static bool buildModule(const std::string &Path, const AnalyzeOptions &Opts,
     if (auto Flags = Opts.Db->flagsFor(Path))
       FO.ExtraArgs.insert(FO.ExtraArgs.end(), Flags->begin(), Flags->end());
     else
-      Diags.push_back(fileDiag(Path, std::string(toString(DiagCode::CompileDb)),
-                               Severity::Note,
+      Diags.push_back(fileDiag(Path, DiagCode::CompileDb, Severity::Note,
                                "no entry in compile_commands.json; using "
                                "default flags"));
   }
@@ -181,16 +180,15 @@ FileReport dumpFile(const std::string &Path, const AnalyzeOptions &Opts) {
 #else
       (void)Opts;
       R.Status = "input-error";
-      R.Diags.push_back(fileDiag(Path, std::string(toString(DiagCode::NoAnalyzer)), Severity::Error,
+      R.Diags.push_back(fileDiag(Path, DiagCode::NoAnalyzer, Severity::Error,
                                  "pkbcheck was built without the analyzer"));
 #endif
       R.Kernels = M.Kernels.size();
       R.Model = toJson(M);
     } catch (const std::exception &E) {
       R.Status = "crash";
-      R.Diags.push_back(fileDiag(
-          Path, std::string(toString(DiagCode::InternalError)), Severity::Error,
-          std::string("internal error: ") + E.what()));
+      R.Diags.push_back(fileDiag(Path, DiagCode::InternalError, Severity::Error,
+                                 std::string("internal error: ") + E.what()));
     }
   });
   return R;
@@ -221,11 +219,11 @@ static FileReport analyzeFileHere(const std::string &Path,
       CO.WorldSizes = Opts.WorldSizes;
       CO.SolverTimeoutMs = Opts.SolverTimeoutMs;
       CO.Contexts = makeCheckContexts();
-      std::string TopoError;
-      if (!resolveTopology(Opts.Topology, CO.Target, TopoError))
-        R.Diags.push_back(fileDiag(Path,
-                                   std::string(toString(DiagCode::Topology)),
-                                   Severity::Error, TopoError));
+      if (auto T = resolveTopology(Opts.Topology))
+        CO.Target = std::move(*T);
+      else
+        R.Diags.push_back(fileDiag(Path, DiagCode::Topology, Severity::Error,
+                                   T.error().Message));
       if (Sink)
         CO.OnProgress = [&](const std::string &Id, const std::string &K) {
           Sink(json{{"kind", "progress"},
@@ -257,16 +255,14 @@ static FileReport analyzeFileHere(const std::string &Path,
 #else
     (void)Opts;
     R.Status = "input-error";
-    R.Diags.push_back(fileDiag(
-        Path, std::string(toString(DiagCode::NoAnalyzer)), Severity::Error,
-        "pkbcheck was built without the analyzer "
-        "(LLVM/Clang >= 19 and Z3 were not found)"));
+    R.Diags.push_back(fileDiag(Path, DiagCode::NoAnalyzer, Severity::Error,
+                               "pkbcheck was built without the analyzer "
+                               "(LLVM/Clang >= 19 and Z3 were not found)"));
 #endif
   } catch (const std::exception &E) {
     R.Status = "crash";
-    R.Diags.push_back(
-        fileDiag(Path, std::string(toString(DiagCode::InternalError)),
-                 Severity::Error, std::string("internal error: ") + E.what()));
+    R.Diags.push_back(fileDiag(Path, DiagCode::InternalError, Severity::Error,
+                               std::string("internal error: ") + E.what()));
   }
   R.Seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)

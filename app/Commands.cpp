@@ -297,11 +297,12 @@ int runCheck(CheckArgs &A) {
   Opts.Checks = A.Checks;
   Opts.Topology = A.Topology;
   Opts.SolverTimeoutMs = A.SolverTimeoutMs;
-  Topology T;
-  std::string Error;
-  if (!resolveTopology(A.Topology, T, Error) ||
-      !validateCheckGlobs(A.Checks, Error)) {
-    std::cerr << "pkbcheck: error: " << Error << "\n";
+  if (auto T = resolveTopology(A.Topology); !T) {
+    std::cerr << "pkbcheck: error: " << T.error().Message << "\n";
+    return 2;
+  }
+  if (auto V = validateCheckGlobs(A.Checks); !V) {
+    std::cerr << "pkbcheck: error: " << V.error().Message << "\n";
     return 2;
   }
   std::vector<Diagnostic> PreDiags;

@@ -65,14 +65,13 @@ void writeAll(int Fd, const std::string &S) {
 }
 
 FileReport failedReport(const std::string &Path, const std::string &Status,
-                        const std::string &Code, const std::string &Msg,
-                        double Seconds) {
+                        DiagCode Code, const std::string &Msg, double Seconds) {
   FileReport R;
   R.Path = Path;
   R.Status = Status;
   R.Seconds = Seconds;
   Diagnostic D;
-  D.Code = Code;
+  D.Code = std::string(toString(Code));
   D.Sev = Severity::Error;
   D.Loc = SourceLoc{Path, 1, 1};
   D.Message = Msg;
@@ -159,8 +158,8 @@ std::string whereItStopped(const nlohmann::json &P) {
 /// findings and diagnostics of its last partial report, and the message
 /// says where the analysis stopped.
 FileReport stoppedReport(const std::string &Path, const std::string &Status,
-                         const std::string &Code, const std::string &Msg,
-                         double Seconds, const ChildOutput &C) {
+                         DiagCode Code, const std::string &Msg, double Seconds,
+                         const ChildOutput &C) {
   FileReport R = failedReport(Path, Status, Code,
                               Msg + whereItStopped(C.LastProgress), Seconds);
   if (C.LastPartial.is_object()) {
@@ -230,14 +229,13 @@ void installCrashReporting(const std::string &Path, unsigned LimitMiB, int Fd) {
   Oom =
       "\n" +
       dumpJson(toJson(failedReport(
-          Path, "memory-limit", std::string(toString(DiagCode::MemoryLimit)),
+          Path, "memory-limit", DiagCode::MemoryLimit,
           "analysis exceeded the memory limit of " + std::to_string(LimitMiB) +
               " MiB and was stopped (--max-memory); other files are "
               "unaffected",
           0)));
   Stack = "\n" + dumpJson(toJson(failedReport(
-                     Path, "input-error",
-                     std::string(toString(DiagCode::NestingTooDeep)),
+                     Path, "input-error", DiagCode::NestingTooDeep,
                      "the input nests too deeply: the parser's recursion "
                      "exhausted the analysis stack of " +
                          std::to_string(kAnalysisStackBytes >> 20) +
@@ -355,13 +353,12 @@ int runInChildren(const std::vector<std::string> &Paths,
       } catch (const std::bad_alloc &) {
         if (OomReport)
           writeOomAndExit();
-        Out += dumpJson(toJson(failedReport(
-            Paths[Index], "crash", std::string(toString(DiagCode::OutOfMemory)),
-            "analysis ran out of memory", 0)));
+        Out += dumpJson(
+            toJson(failedReport(Paths[Index], "crash", DiagCode::OutOfMemory,
+                                "analysis ran out of memory", 0)));
       } catch (const std::exception &E) {
         Out += dumpJson(toJson(failedReport(
-            Paths[Index], "crash",
-            std::string(toString(DiagCode::InternalError)), E.what(), 0)));
+            Paths[Index], "crash", DiagCode::InternalError, E.what(), 0)));
       }
       writeAll(PipeFd, Out);
       ::close(PipeFd);
@@ -369,8 +366,7 @@ int runInChildren(const std::vector<std::string> &Paths,
     };
     auto Spawned = support::spawnProcess(SO);
     if (!Spawned) {
-      OnDone(Index, failedReport(Paths[Index], "crash",
-                                 std::string(toString(DiagCode::InternalError)),
+      OnDone(Index, failedReport(Paths[Index], "crash", DiagCode::InternalError,
                                  Spawned.error().Message, 0));
       return;
     }
@@ -399,8 +395,7 @@ int runInChildren(const std::vector<std::string> &Paths,
     ChildOutput Parsed = parseChildOutput(C.Output);
     if (C.TimedOut) {
       OnDone(C.Index,
-             stoppedReport(Path, "timeout",
-                           std::string(toString(DiagCode::Timeout)),
+             stoppedReport(Path, "timeout", DiagCode::Timeout,
                            fmt::format("analysis exceeded the time limit of "
                                        "{:g} s and was stopped (--timeout)",
                                        Opts.TimeoutSeconds),
@@ -409,19 +404,17 @@ int runInChildren(const std::vector<std::string> &Paths,
     }
     if (WIFSIGNALED(Status)) {
       int Sig = WTERMSIG(Status);
-      OnDone(C.Index,
-             stoppedReport(
-                 Path, "crash", std::string(toString(DiagCode::FrontendCrash)),
-                 std::string("analysis crashed (signal ") + ::strsignal(Sig) +
-                     "); other files are unaffected",
-                 Secs, Parsed));
+      OnDone(C.Index, stoppedReport(Path, "crash", DiagCode::FrontendCrash,
+                                    std::string("analysis crashed (signal ") +
+                                        ::strsignal(Sig) +
+                                        "); other files are unaffected",
+                                    Secs, Parsed));
       return;
     }
     nlohmann::json &J = Parsed.Final;
     if (!J.is_object()) {
       OnDone(C.Index,
-             failedReport(Path, "crash",
-                          std::string(toString(DiagCode::FrontendCrash)),
+             failedReport(Path, "crash", DiagCode::FrontendCrash,
                           "analysis ended without a result (exit status " +
                               std::to_string(WEXITSTATUS(Status)) + ")",
                           Secs));
@@ -491,13 +484,10 @@ int runInChildren(const std::vector<std::string> &Paths,
     std::string Msg = std::string("analysis stopped: poll failed: ") +
                       std::strerror(PollError);
     for (const Child &C : Running)
-      OnDone(C.Index,
-             failedReport(Paths[C.Index], "crash",
-                          std::string(toString(DiagCode::InternalError)), Msg,
-                          0));
+      OnDone(C.Index, failedReport(Paths[C.Index], "crash",
+                                   DiagCode::InternalError, Msg, 0));
     for (; Next < Paths.size(); ++Next)
-      OnDone(Next, failedReport(Paths[Next], "crash",
-                                std::string(toString(DiagCode::InternalError)),
+      OnDone(Next, failedReport(Paths[Next], "crash", DiagCode::InternalError,
                                 Msg, 0));
   }
   return Interrupted;

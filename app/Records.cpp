@@ -208,33 +208,35 @@ std::string render(const Trail &T) {
 }
 
 /// Checks the values \p Spec denotes below \p Parent (an object; anything
-/// else is left to the parent's own entry). \p At is Parent's trail.
-bool checkSpec(const json &Parent, const std::vector<Step> &Steps, size_t I,
-               Trail &At, const FieldSpec &Spec, std::string &Why) {
+/// else is left to the parent's own entry). \p At is Parent's trail; the
+/// error says which field is missing or of the wrong type.
+support::Expected<void> checkSpec(const json &Parent,
+                                  const std::vector<Step> &Steps, size_t I,
+                                  Trail &At, const FieldSpec &Spec) {
   if (!Parent.is_object())
-    return true;
+    return {};
   const Step &S = Steps[I];
   bool Last = I + 1 == Steps.size();
   auto It = Parent.find(S.Key);
   if (It == Parent.end()) {
     if (Last && Spec.Required && !S.Each) {
       At.push_back({S.Key, -1});
-      Why = fmt::format("field '{}' is missing", render(At));
+      std::string Why = fmt::format("field '{}' is missing", render(At));
       At.pop_back();
-      return false;
+      return support::fail(std::move(Why));
     }
-    return true;
+    return {};
   }
-  auto Check = [&](const json &V) {
+  auto Check = [&](const json &V) -> support::Expected<void> {
     if (!Last)
-      return checkSpec(V, Steps, I + 1, At, Spec, Why);
+      return checkSpec(V, Steps, I + 1, At, Spec);
     if (typeBits(V) & Spec.Types)
-      return true;
-    Why = fmt::format("field '{}' is {}, expected {}", render(At),
-                      describe(V, Spec.Types), expected(Spec.Types));
-    return false;
+      return {};
+    return support::fail(fmt::format("field '{}' is {}, expected {}",
+                                     render(At), describe(V, Spec.Types),
+                                     expected(Spec.Types)));
   };
-  bool Ok = true;
+  support::Expected<void> Ok;
   if (!S.Each) {
     At.push_back({S.Key, -1});
     Ok = Check(*It);
@@ -245,7 +247,7 @@ bool checkSpec(const json &Parent, const std::vector<Step> &Steps, size_t I,
       Ok = Check((*It)[K]);
     }
   } else {
-    return true;
+    return {};
   }
   At.pop_back();
   return Ok;
@@ -295,10 +297,9 @@ support::Expected<void> validateEvalRecord(const json &Record) {
   if (!Record.is_object())
     return support::fail("not a JSON object");
   Trail At;
-  std::string Why;
   for (const auto &[Spec, Steps] : compiledSchema())
-    if (!checkSpec(Record, Steps, 0, At, *Spec, Why))
-      return support::fail(std::move(Why));
+    if (auto Ok = checkSpec(Record, Steps, 0, At, *Spec); !Ok)
+      return Ok;
   auto S = Record.find("schema");
   if (S != Record.end() && S->get_ref<const std::string &>() != SchemaName)
     return support::fail(fmt::format("schema '{}' is not {}",

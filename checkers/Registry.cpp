@@ -64,25 +64,22 @@ static std::vector<std::string> splitGlobs(const std::string &Globs) {
   return Items;
 }
 
-bool validateCheckGlobs(const std::string &Globs, std::string &Error) {
+support::Expected<void> validateCheckGlobs(const std::string &Globs) {
   for (const std::string &I : splitGlobs(Globs)) {
     std::string Pat = I[0] == '-' ? I.substr(1) : I;
     bool Matched = false;
     for (const auto &C : allCheckers())
       Matched |= globMatch(Pat.c_str(), C->info().Id.c_str());
-    if (!Matched) {
-      Error = "--checks: '" + I + "' matches no check ID (pkbcheck checks " +
-              "lists them)";
-      return false;
-    }
+    if (!Matched)
+      return support::fail("--checks: '" + I +
+                           "' matches no check ID (pkbcheck checks lists "
+                           "them)");
   }
   for (const auto &C : allCheckers())
     if (isCheckEnabled(C->info().Id, Globs))
-      return true;
-  Error = "--checks '" + Globs +
-          "' disables every checker; nothing would be "
-          "checked";
-  return false;
+      return {};
+  return support::fail("--checks '" + Globs +
+                       "' disables every checker; nothing would be checked");
 }
 
 bool isCheckEnabled(const std::string &Id, const std::string &Globs) {

@@ -46,32 +46,33 @@ public:
     T.HbmBytesPerRank = 2.0 * N + 2.0 * W * N;
     return T;
   }
-  std::string reference(const RankInfo &R, std::span<const pkb_tensor> In,
-                        std::span<const pkb_tensor> Out) const override {
+  support::Expected<void>
+  reference(const RankInfo &R, std::span<const pkb_tensor> In,
+            std::span<const pkb_tensor> Out) const override {
     if (In.size() != 1 || Out.size() != 1)
-      return "allgather expects one input and one output";
+      return support::fail("allgather expects one input and one output");
     return ncclError("ncclAllGather",
                      ncclAllGather(In[0].data, Out[0].data,
                                    static_cast<size_t>(In[0].shape[0]),
                                    ncclBfloat16, R.Comm, R.Stream));
   }
-  std::string localReference(const RankInfo &R, RankInputs &In,
-                             std::span<const pkb_tensor> Out,
-                             RefOps &Ops) const override {
+  support::Expected<void> localReference(const RankInfo &R, RankInputs &In,
+                                         std::span<const pkb_tensor> Out,
+                                         RefOps &Ops) const override {
     if (Out.size() != 1)
-      return "allgather expects one output";
+      return support::fail("allgather expects one output");
     size_t Bytes = 2 * static_cast<size_t>(Out[0].shape[0] / R.WorldSize);
     for (int P = 0; P < R.WorldSize; ++P) {
       auto X = In.of(P);
       if (X.size() != 1)
-        return "allgather expects one input per rank";
-      std::string E = Ops.copy(static_cast<char *>(Out[0].data) +
-                                   Bytes * static_cast<size_t>(P),
-                               X[0].data, Bytes);
-      if (!E.empty())
+        return support::fail("allgather expects one input per rank");
+      support::Expected<void> E = Ops.copy(static_cast<char *>(Out[0].data) +
+                                               Bytes * static_cast<size_t>(P),
+                                           X[0].data, Bytes);
+      if (!E)
         return E;
     }
-    return "";
+    return {};
   }
 };
 } // namespace

@@ -28,12 +28,14 @@ public:
     return {int64_t(1) << 11, int64_t(1) << 16, int64_t(1) << 20,
             int64_t(1) << 24, int64_t(1) << 27};
   }
-  std::string checkSize(int WorldSize, int64_t Size) const override {
+  support::Expected<void> checkSize(int WorldSize,
+                                    int64_t Size) const override {
     if (Size <= 0)
-      return "size must be positive";
+      return support::fail("size must be positive");
     if (Size % (8 * WorldSize))
-      return "size must be a multiple of 8 x world size (16-byte shards)";
-    return "";
+      return support::fail(
+          "size must be a multiple of 8 x world size (16-byte shards)");
+    return {};
   }
   std::vector<TensorSpec> inputs(int, int, int64_t Size) const override {
     return {{"x", PKB_DTYPE_BF16, {Size}}};
@@ -49,27 +51,29 @@ public:
     T.FlopsPerRank = (N - 1) / N * static_cast<double>(Size);
     return T;
   }
-  std::string reference(const RankInfo &R, std::span<const pkb_tensor> In,
-                        std::span<const pkb_tensor> Out) const override {
+  support::Expected<void>
+  reference(const RankInfo &R, std::span<const pkb_tensor> In,
+            std::span<const pkb_tensor> Out) const override {
     if (In.size() != 1 || Out.size() != 1)
-      return "allreduce expects one input and one output";
+      return support::fail("allreduce expects one input and one output");
     ncclResult_t E = ncclAllReduce(In[0].data, Out[0].data,
                                    static_cast<size_t>(In[0].shape[0]),
                                    ncclBfloat16, ncclSum, R.Comm, R.Stream);
     if (E != ncclSuccess)
-      return std::string("ncclAllReduce: ") + ncclGetErrorString(E);
-    return "";
+      return support::fail(std::string("ncclAllReduce: ") +
+                           ncclGetErrorString(E));
+    return {};
   }
-  std::string localReference(const RankInfo &R, RankInputs &In,
-                             std::span<const pkb_tensor> Out,
-                             RefOps &Ops) const override {
+  support::Expected<void> localReference(const RankInfo &R, RankInputs &In,
+                                         std::span<const pkb_tensor> Out,
+                                         RefOps &Ops) const override {
     if (Out.size() != 1)
-      return "allreduce expects one output";
+      return support::fail("allreduce expects one output");
     std::vector<const void *> Srcs;
     for (int P = 0; P < R.WorldSize; ++P) {
       auto X = In.of(P);
       if (X.size() != 1)
-        return "allreduce expects one input per rank";
+        return support::fail("allreduce expects one input per rank");
       Srcs.push_back(X[0].data);
     }
     return Ops.sum(PKB_DTYPE_BF16, Out[0].data, Srcs,

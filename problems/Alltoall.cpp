@@ -46,19 +46,20 @@ public:
     T.HbmBytesPerRank = 4.0 * W * N;
     return T;
   }
-  std::string reference(const RankInfo &R, std::span<const pkb_tensor> In,
-                        std::span<const pkb_tensor> Out) const override {
+  support::Expected<void>
+  reference(const RankInfo &R, std::span<const pkb_tensor> In,
+            std::span<const pkb_tensor> Out) const override {
     if (In.size() != 1 || Out.size() != 1)
-      return "alltoall expects one input and one output";
+      return support::fail("alltoall expects one input and one output");
     size_t N =
         static_cast<size_t>(In[0].shape[0]) / static_cast<size_t>(R.WorldSize);
     const auto *X = static_cast<const char *>(In[0].data);
     auto *Y = static_cast<char *>(Out[0].data);
-    std::string E =
+    support::Expected<void> E =
         cudaError("cudaMemcpyAsync",
                   cudaMemcpyAsync(Y + 2 * N * R.Rank, X + 2 * N * R.Rank, 2 * N,
                                   cudaMemcpyDeviceToDevice, R.Stream));
-    if (!E.empty())
+    if (!E)
       return E;
     if (auto G = ncclGroupStart(); G != ncclSuccess)
       return ncclError("ncclGroupStart", G);
@@ -76,26 +77,26 @@ public:
     }
     return ncclError("ncclGroupEnd", ncclGroupEnd());
   }
-  std::string localReference(const RankInfo &R, RankInputs &In,
-                             std::span<const pkb_tensor> Out,
-                             RefOps &Ops) const override {
+  support::Expected<void> localReference(const RankInfo &R, RankInputs &In,
+                                         std::span<const pkb_tensor> Out,
+                                         RefOps &Ops) const override {
     if (Out.size() != 1)
-      return "alltoall expects one output";
+      return support::fail("alltoall expects one output");
     size_t Bytes = 2 * static_cast<size_t>(Out[0].shape[0] / R.WorldSize);
     for (int P = 0; P < R.WorldSize; ++P) {
       auto X = In.of(P);
       if (X.size() != 1)
-        return "alltoall expects one input per rank";
+        return support::fail("alltoall expects one input per rank");
       // y_r chunk p = x_p chunk r.
-      std::string E = Ops.copy(static_cast<char *>(Out[0].data) +
-                                   Bytes * static_cast<size_t>(P),
-                               static_cast<const char *>(X[0].data) +
-                                   Bytes * static_cast<size_t>(R.Rank),
-                               Bytes);
-      if (!E.empty())
+      support::Expected<void> E = Ops.copy(
+          static_cast<char *>(Out[0].data) + Bytes * static_cast<size_t>(P),
+          static_cast<const char *>(X[0].data) +
+              Bytes * static_cast<size_t>(R.Rank),
+          Bytes);
+      if (!E)
         return E;
     }
-    return "";
+    return {};
   }
 };
 } // namespace

@@ -45,22 +45,25 @@ public:
     T.HbmBytesPerRank = 2.0 * S;
     return T;
   }
-  std::string reference(const RankInfo &R, std::span<const pkb_tensor> In,
-                        std::span<const pkb_tensor> Out) const override {
+  support::Expected<void>
+  reference(const RankInfo &R, std::span<const pkb_tensor> In,
+            std::span<const pkb_tensor> Out) const override {
     if (Out.size() != 1 || In.size() != (R.Rank == kRoot ? 1u : 0u))
-      return "broadcast expects one output and an input on the root only";
+      return support::fail(
+          "broadcast expects one output and an input on the root only");
     const void *Send = R.Rank == kRoot ? In[0].data : Out[0].data;
     return ncclError("ncclBroadcast",
                      ncclBroadcast(Send, Out[0].data,
                                    static_cast<size_t>(Out[0].shape[0]),
                                    ncclBfloat16, kRoot, R.Comm, R.Stream));
   }
-  std::string localReference(const RankInfo &, RankInputs &In,
-                             std::span<const pkb_tensor> Out,
-                             RefOps &Ops) const override {
+  support::Expected<void> localReference(const RankInfo &, RankInputs &In,
+                                         std::span<const pkb_tensor> Out,
+                                         RefOps &Ops) const override {
     auto X = In.of(kRoot);
     if (Out.size() != 1 || X.size() != 1)
-      return "broadcast expects one output and an input on the root";
+      return support::fail(
+          "broadcast expects one output and an input on the root");
     return Ops.copy(Out[0].data, X[0].data,
                     2 * static_cast<size_t>(Out[0].shape[0]));
   }

@@ -9,6 +9,8 @@
 #ifndef PKB_PROBLEMS_COLLECTIVEUTIL_H
 #define PKB_PROBLEMS_COLLECTIVEUTIL_H
 
+#include "pkb/support/Expected.h"
+
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
@@ -18,18 +20,18 @@
 
 namespace pkb::rt {
 
-/// "" on success, else "What: <NCCL error string>".
-inline std::string ncclError(const char *What, ncclResult_t E) {
+/// Success for ncclSuccess, else the error "What: <NCCL error string>".
+inline support::Expected<void> ncclError(const char *What, ncclResult_t E) {
   if (E == ncclSuccess)
-    return "";
-  return std::string(What) + ": " + ncclGetErrorString(E);
+    return {};
+  return support::fail(std::string(What) + ": " + ncclGetErrorString(E));
 }
 
-/// "" on success, else "What: <CUDA error string>".
-inline std::string cudaError(const char *What, cudaError_t E) {
+/// Success for cudaSuccess, else the error "What: <CUDA error string>".
+inline support::Expected<void> cudaError(const char *What, cudaError_t E) {
   if (E == cudaSuccess)
-    return "";
-  return std::string(What) + ": " + cudaGetErrorString(E);
+    return {};
+  return support::fail(std::string(What) + ": " + cudaGetErrorString(E));
 }
 
 /// Default sizes of collectives whose size is the NCCL per-rank count of a

@@ -26,33 +26,36 @@ public:
   DeviceRefOps(const DeviceRefOps &) = delete;
   DeviceRefOps &operator=(const DeviceRefOps &) = delete;
 
-  std::string copy(void *Dst, const void *Src, size_t Bytes) override {
+  support::Expected<void> copy(void *Dst, const void *Src,
+                               size_t Bytes) override {
     if (Bytes == 0)
-      return "";
+      return {};
     return cudaError(
         "cudaMemcpyAsync",
         cudaMemcpyAsync(Dst, Src, Bytes, cudaMemcpyDeviceToDevice, Stream));
   }
-  std::string sum(pkb_dtype Dtype, void *Dst, std::span<const void *const> Srcs,
-                  size_t N) override {
+  support::Expected<void> sum(pkb_dtype Dtype, void *Dst,
+                              std::span<const void *const> Srcs,
+                              size_t N) override {
     if (Srcs.empty() || Srcs.size() > PKB_MAX_RANKS)
-      return "sum: between 1 and PKB_MAX_RANKS sources";
+      return support::fail("sum: between 1 and PKB_MAX_RANKS sources");
     return cudaError("sumRanks",
                      sumRanks(Dtype, Dst, Srcs.data(),
                               static_cast<int>(Srcs.size()), N, Stream));
   }
-  std::string gemmBf16(const void *A, const void *B, void *C, int64_t M,
-                       int64_t N, int64_t K) override {
+  support::Expected<void> gemmBf16(const void *A, const void *B, void *C,
+                                   int64_t M, int64_t N, int64_t K) override {
     return pkb::rt::gemmBf16(A, B, C, M, N, K, Stream);
   }
-  std::string rowSumSquares(const void *X, float *SumSq, int64_t M,
-                            int64_t N) override {
+  support::Expected<void> rowSumSquares(const void *X, float *SumSq, int64_t M,
+                                        int64_t N) override {
     return cudaError("rowSumSquares",
                      pkb::rt::rowSumSquares(X, SumSq, M, N, Stream));
   }
-  std::string rmsNormApply(const void *X, const void *G, const float *SumSq,
-                           void *Y, int64_t M, int64_t N, int64_t Hidden,
-                           float Eps) override {
+  support::Expected<void> rmsNormApply(const void *X, const void *G,
+                                       const float *SumSq, void *Y, int64_t M,
+                                       int64_t N, int64_t Hidden,
+                                       float Eps) override {
     return cudaError(
         "rmsNormApply",
         pkb::rt::rmsNormApply(X, G, SumSq, Y, M, N, Hidden, Eps, Stream));

@@ -129,8 +129,8 @@ cudaError_t sumRanks(int Dtype, void *Dst, const void *const *Srcs, int Count,
   unsigned Blocks = unsigned(blocksFor(N));
   switch (Dtype) {
   case PKB_DTYPE_BF16:
-    sumKernel<<<Blocks, 256, 0, Stream>>>(static_cast<__nv_bfloat16 *>(Dst),
-                                          S, N);
+    sumKernel<<<Blocks, 256, 0, Stream>>>(static_cast<__nv_bfloat16 *>(Dst), S,
+                                          N);
     break;
   case PKB_DTYPE_F16:
     sumKernel<<<Blocks, 256, 0, Stream>>>(static_cast<__half *>(Dst), S, N);
@@ -155,18 +155,21 @@ cublasHandle_t cublasFor(cudaStream_t Stream) {
   return Handle;
 }
 
-const char *gemmBf16(const void *A, const void *B, void *C, int64_t M,
-                     int64_t N, int64_t K, cudaStream_t Stream) {
+support::Expected<void> gemmBf16(const void *A, const void *B, void *C,
+                                 int64_t M, int64_t N, int64_t K,
+                                 cudaStream_t Stream) {
   cublasHandle_t H = cublasFor(Stream);
   if (!H)
-    return "cublasCreate failed";
+    return support::fail("cublasCreate failed");
   float One = 1.0f, Zero = 0.0f;
   // Row-major C = A B  <=>  column-major C^T = B^T A^T.
   cublasStatus_t S = cublasGemmEx(
       H, CUBLAS_OP_N, CUBLAS_OP_N, int(N), int(M), int(K), &One, B, CUDA_R_16BF,
       int(N), A, CUDA_R_16BF, int(K), &Zero, C, CUDA_R_16BF, int(N),
       CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-  return S == CUBLAS_STATUS_SUCCESS ? "" : "cublasGemmEx failed";
+  if (S != CUBLAS_STATUS_SUCCESS)
+    return support::fail("cublasGemmEx failed");
+  return {};
 }
 
 } // namespace pkb::rt

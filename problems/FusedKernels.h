@@ -10,6 +10,8 @@
 #ifndef PKB_PROBLEMS_FUSEDKERNELS_H
 #define PKB_PROBLEMS_FUSEDKERNELS_H
 
+#include "pkb/support/Expected.h"
+
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
@@ -45,9 +47,11 @@ cudaError_t sumRanks(int Dtype, void *Dst, const void *const *Srcs, int Count,
 cublasHandle_t cublasFor(cudaStream_t Stream);
 
 /// Row-major C[M, N] = A[M, K] * B[K, N], bf16 in/out, fp32 accumulation
-/// (cublasGemmEx with CUBLAS_COMPUTE_32F). Returns "" or an error message.
-const char *gemmBf16(const void *A, const void *B, void *C, int64_t M,
-                     int64_t N, int64_t K, cudaStream_t Stream);
+/// (cublasGemmEx with CUBLAS_COMPUTE_32F). On failure the error says which
+/// cuBLAS call failed.
+support::Expected<void> gemmBf16(const void *A, const void *B, void *C,
+                                 int64_t M, int64_t N, int64_t K,
+                                 cudaStream_t Stream);
 
 } // namespace pkb::rt
 

@@ -49,18 +49,20 @@ public:
     T.HbmBytesPerRank = 2.0 * W * N + 2.0 * N;
     return T;
   }
-  std::string reference(const RankInfo &R, std::span<const pkb_tensor> In,
-                        std::span<const pkb_tensor> Out) const override {
+  support::Expected<void>
+  reference(const RankInfo &R, std::span<const pkb_tensor> In,
+            std::span<const pkb_tensor> Out) const override {
     if (In.size() != 1 || Out.size() != (R.Rank == kRoot ? 1u : 0u))
-      return "gather expects one input and an output on the root only";
+      return support::fail(
+          "gather expects one input and an output on the root only");
     size_t N = static_cast<size_t>(In[0].shape[0]);
     if (R.Rank == kRoot) {
       auto *Y = static_cast<char *>(Out[0].data);
-      std::string E =
+      support::Expected<void> E =
           cudaError("cudaMemcpyAsync",
                     cudaMemcpyAsync(Y + 2 * N * kRoot, In[0].data, 2 * N,
                                     cudaMemcpyDeviceToDevice, R.Stream));
-      if (!E.empty())
+      if (!E)
         return E;
       if (auto G = ncclGroupStart(); G != ncclSuccess)
         return ncclError("ncclGroupStart", G);
@@ -77,25 +79,26 @@ public:
     return ncclError("ncclSend", ncclSend(In[0].data, N, ncclBfloat16, kRoot,
                                           R.Comm, R.Stream));
   }
-  std::string localReference(const RankInfo &R, RankInputs &In,
-                             std::span<const pkb_tensor> Out,
-                             RefOps &Ops) const override {
+  support::Expected<void> localReference(const RankInfo &R, RankInputs &In,
+                                         std::span<const pkb_tensor> Out,
+                                         RefOps &Ops) const override {
     if (R.Rank != kRoot)
-      return Out.empty() ? "" : "gather: only the root has an output";
+      return Out.empty() ? support::Expected<void>()
+                         : support::fail("gather: only the root has an output");
     if (Out.size() != 1)
-      return "gather expects one output on the root";
+      return support::fail("gather expects one output on the root");
     size_t Bytes = 2 * static_cast<size_t>(Out[0].shape[0] / R.WorldSize);
     for (int P = 0; P < R.WorldSize; ++P) {
       auto X = In.of(P);
       if (X.size() != 1)
-        return "gather expects one input per rank";
-      std::string E = Ops.copy(static_cast<char *>(Out[0].data) +
-                                   Bytes * static_cast<size_t>(P),
-                               X[0].data, Bytes);
-      if (!E.empty())
+        return support::fail("gather expects one input per rank");
+      support::Expected<void> E = Ops.copy(static_cast<char *>(Out[0].data) +
+                                               Bytes * static_cast<size_t>(P),
+                                           X[0].data, Bytes);
+      if (!E)
         return E;
     }
-    return "";
+    return {};
   }
 };
 } // namespace

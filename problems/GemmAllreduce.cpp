@@ -68,25 +68,26 @@ public:
     if (In.size() == 2)
       scaleBf16(In[1].data, static_cast<size_t>(kK * kN), 1.0f / 32, R.Stream);
   }
-  std::string reference(const RankInfo &R, std::span<const pkb_tensor> In,
-                        std::span<const pkb_tensor> Out) const override {
+  support::Expected<void>
+  reference(const RankInfo &R, std::span<const pkb_tensor> In,
+            std::span<const pkb_tensor> Out) const override {
     if (In.size() != 2 || Out.size() != 1)
-      return "gemm_allreduce expects inputs a, b and output y";
+      return support::fail("gemm_allreduce expects inputs a, b and output y");
     int64_t M = In[0].shape[0];
-    std::string E =
+    support::Expected<void> E =
         gemmBf16(In[0].data, In[1].data, Out[0].data, M, kN, kK, R.Stream);
-    if (!E.empty())
+    if (!E)
       return E;
     return ncclError("ncclAllReduce",
                      ncclAllReduce(Out[0].data, Out[0].data,
                                    static_cast<size_t>(M * kN), ncclBfloat16,
                                    ncclSum, R.Comm, R.Stream));
   }
-  std::string localReference(const RankInfo &R, RankInputs &In,
-                             std::span<const pkb_tensor> Out,
-                             RefOps &Ops) const override {
+  support::Expected<void> localReference(const RankInfo &R, RankInputs &In,
+                                         std::span<const pkb_tensor> Out,
+                                         RefOps &Ops) const override {
     if (Out.size() != 1)
-      return "gemm_allreduce expects output y";
+      return support::fail("gemm_allreduce expects output y");
     int64_t M = Out[0].shape[0];
     size_t Bytes = static_cast<size_t>(M * kN) * 2;
     // Megatron order as in reference(): each rank's partial A_p B_p rounded
@@ -95,12 +96,14 @@ public:
     for (int P = 0; P < R.WorldSize; ++P) {
       auto X = In.of(P);
       if (X.size() != 2)
-        return "gemm_allreduce expects inputs a, b on every rank";
+        return support::fail(
+            "gemm_allreduce expects inputs a, b on every rank");
       void *C = Ops.scratch(Bytes);
       if (!C)
-        return "gemm_allreduce: no scratch memory for a partial";
-      std::string E = Ops.gemmBf16(X[0].data, X[1].data, C, M, kN, kK);
-      if (!E.empty())
+        return support::fail("gemm_allreduce: no scratch memory for a partial");
+      support::Expected<void> E =
+          Ops.gemmBf16(X[0].data, X[1].data, C, M, kN, kK);
+      if (!E)
         return E;
       Partials.push_back(C);
     }

@@ -32,8 +32,10 @@ Problem::~Problem() = default;
 RankInputs::~RankInputs() = default;
 RefOps::~RefOps() = default;
 
-std::string Problem::checkSize(int, int64_t Size) const {
-  return Size > 0 ? "" : "size must be positive";
+support::Expected<void> Problem::checkSize(int, int64_t Size) const {
+  if (Size <= 0)
+    return support::fail("size must be positive");
+  return {};
 }
 
 Tolerance Problem::tolerance(const TensorSpec &Output) const {

@@ -45,10 +45,12 @@ public:
     T.FlopsPerRank = (W - 1.0) / W * N;
     return T;
   }
-  std::string reference(const RankInfo &R, std::span<const pkb_tensor> In,
-                        std::span<const pkb_tensor> Out) const override {
+  support::Expected<void>
+  reference(const RankInfo &R, std::span<const pkb_tensor> In,
+            std::span<const pkb_tensor> Out) const override {
     if (In.size() != 1 || Out.size() != (R.Rank == kRoot ? 1u : 0u))
-      return "reduce expects one input and an output on the root only";
+      return support::fail(
+          "reduce expects one input and an output on the root only");
     // recvbuff is only used on the root; non-roots pass their sendbuff.
     void *Recv = R.Rank == kRoot ? Out[0].data : In[0].data;
     return ncclError(
@@ -56,18 +58,19 @@ public:
         ncclReduce(In[0].data, Recv, static_cast<size_t>(In[0].shape[0]),
                    ncclBfloat16, ncclSum, kRoot, R.Comm, R.Stream));
   }
-  std::string localReference(const RankInfo &R, RankInputs &In,
-                             std::span<const pkb_tensor> Out,
-                             RefOps &Ops) const override {
+  support::Expected<void> localReference(const RankInfo &R, RankInputs &In,
+                                         std::span<const pkb_tensor> Out,
+                                         RefOps &Ops) const override {
     if (R.Rank != kRoot)
-      return Out.empty() ? "" : "reduce: only the root has an output";
+      return Out.empty() ? support::Expected<void>()
+                         : support::fail("reduce: only the root has an output");
     if (Out.size() != 1)
-      return "reduce expects one output on the root";
+      return support::fail("reduce expects one output on the root");
     std::vector<const void *> Srcs;
     for (int P = 0; P < R.WorldSize; ++P) {
       auto X = In.of(P);
       if (X.size() != 1)
-        return "reduce expects one input per rank";
+        return support::fail("reduce expects one input per rank");
       Srcs.push_back(X[0].data);
     }
     return Ops.sum(PKB_DTYPE_BF16, Out[0].data, Srcs,

@@ -44,27 +44,28 @@ public:
     T.FlopsPerRank = (W - 1) * N;
     return T;
   }
-  std::string reference(const RankInfo &R, std::span<const pkb_tensor> In,
-                        std::span<const pkb_tensor> Out) const override {
+  support::Expected<void>
+  reference(const RankInfo &R, std::span<const pkb_tensor> In,
+            std::span<const pkb_tensor> Out) const override {
     if (In.size() != 1 || Out.size() != 1)
-      return "reducescatter expects one input and one output";
+      return support::fail("reducescatter expects one input and one output");
     return ncclError("ncclReduceScatter",
                      ncclReduceScatter(In[0].data, Out[0].data,
                                        static_cast<size_t>(Out[0].shape[0]),
                                        ncclBfloat16, ncclSum, R.Comm,
                                        R.Stream));
   }
-  std::string localReference(const RankInfo &R, RankInputs &In,
-                             std::span<const pkb_tensor> Out,
-                             RefOps &Ops) const override {
+  support::Expected<void> localReference(const RankInfo &R, RankInputs &In,
+                                         std::span<const pkb_tensor> Out,
+                                         RefOps &Ops) const override {
     if (Out.size() != 1)
-      return "reducescatter expects one output";
+      return support::fail("reducescatter expects one output");
     size_t N = static_cast<size_t>(Out[0].shape[0]);
     std::vector<const void *> Srcs;
     for (int P = 0; P < R.WorldSize; ++P) {
       auto X = In.of(P);
       if (X.size() != 1)
-        return "reducescatter expects one input per rank";
+        return support::fail("reducescatter expects one input per rank");
       Srcs.push_back(static_cast<const char *>(X[0].data) +
                      2 * N * static_cast<size_t>(R.Rank));
     }

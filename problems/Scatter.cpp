@@ -49,18 +49,20 @@ public:
     T.HbmBytesPerRank = 2.0 * W * N + 2.0 * N;
     return T;
   }
-  std::string reference(const RankInfo &R, std::span<const pkb_tensor> In,
-                        std::span<const pkb_tensor> Out) const override {
+  support::Expected<void>
+  reference(const RankInfo &R, std::span<const pkb_tensor> In,
+            std::span<const pkb_tensor> Out) const override {
     if (Out.size() != 1 || In.size() != (R.Rank == kRoot ? 1u : 0u))
-      return "scatter expects one output and an input on the root only";
+      return support::fail(
+          "scatter expects one output and an input on the root only");
     size_t N = static_cast<size_t>(Out[0].shape[0]);
     if (R.Rank == kRoot) {
       const auto *X = static_cast<const char *>(In[0].data);
-      std::string E =
+      support::Expected<void> E =
           cudaError("cudaMemcpyAsync",
                     cudaMemcpyAsync(Out[0].data, X + 2 * N * kRoot, 2 * N,
                                     cudaMemcpyDeviceToDevice, R.Stream));
-      if (!E.empty())
+      if (!E)
         return E;
       if (auto G = ncclGroupStart(); G != ncclSuccess)
         return ncclError("ncclGroupStart", G);
@@ -77,12 +79,13 @@ public:
     return ncclError("ncclRecv", ncclRecv(Out[0].data, N, ncclBfloat16, kRoot,
                                           R.Comm, R.Stream));
   }
-  std::string localReference(const RankInfo &R, RankInputs &In,
-                             std::span<const pkb_tensor> Out,
-                             RefOps &Ops) const override {
+  support::Expected<void> localReference(const RankInfo &R, RankInputs &In,
+                                         std::span<const pkb_tensor> Out,
+                                         RefOps &Ops) const override {
     auto X = In.of(kRoot);
     if (Out.size() != 1 || X.size() != 1)
-      return "scatter expects one output and an input on the root";
+      return support::fail(
+          "scatter expects one output and an input on the root");
     size_t Bytes = 2 * static_cast<size_t>(Out[0].shape[0]);
     return Ops.copy(Out[0].data,
                     static_cast<const char *>(X[0].data) +

@@ -58,37 +58,38 @@ public:
     T.FlopsPerRank = 4.0 * M * N;
     return T;
   }
-  std::string reference(const RankInfo &R, std::span<const pkb_tensor> In,
-                        std::span<const pkb_tensor> Out) const override {
+  support::Expected<void>
+  reference(const RankInfo &R, std::span<const pkb_tensor> In,
+            std::span<const pkb_tensor> Out) const override {
     if (In.size() != 2 || Out.size() != 1)
-      return "tp_rms_norm expects inputs x, g and output y";
+      return support::fail("tp_rms_norm expects inputs x, g and output y");
     int64_t M = In[0].shape[0], N = In[0].shape[1];
     float *Sum = nullptr;
-    std::string E = cudaError(
+    support::Expected<void> E = cudaError(
         "cudaMallocAsync",
         cudaMallocAsync(reinterpret_cast<void **>(&Sum),
                         static_cast<size_t>(M) * sizeof(float), R.Stream));
-    if (!E.empty())
+    if (!E)
       return E;
     E = cudaError("rowSumSquares",
                   rowSumSquares(In[0].data, Sum, M, N, R.Stream));
-    if (E.empty())
+    if (E)
       E = ncclError("ncclAllReduce",
                     ncclAllReduce(Sum, Sum, static_cast<size_t>(M), ncclFloat,
                                   ncclSum, R.Comm, R.Stream));
-    if (E.empty())
+    if (E)
       E = cudaError("rmsNormApply",
                     rmsNormApply(In[0].data, In[1].data, Sum, Out[0].data, M, N,
                                  N * R.WorldSize, kEps, R.Stream));
     cudaFreeAsync(Sum, R.Stream);
     return E;
   }
-  std::string localReference(const RankInfo &R, RankInputs &In,
-                             std::span<const pkb_tensor> Out,
-                             RefOps &Ops) const override {
+  support::Expected<void> localReference(const RankInfo &R, RankInputs &In,
+                                         std::span<const pkb_tensor> Out,
+                                         RefOps &Ops) const override {
     auto Mine = In.of(R.Rank);
     if (Mine.size() != 2 || Out.size() != 1)
-      return "tp_rms_norm expects inputs x, g and output y";
+      return support::fail("tp_rms_norm expects inputs x, g and output y");
     int64_t M = Mine[0].shape[0], N = Mine[0].shape[1];
     size_t Bytes = static_cast<size_t>(M) * sizeof(float);
     // Per-rank fp32 row sums of squares (the same kernel as reference()),
@@ -97,20 +98,21 @@ public:
     for (int P = 0; P < R.WorldSize; ++P) {
       auto X = In.of(P);
       if (X.size() != 2)
-        return "tp_rms_norm expects inputs x, g on every rank";
+        return support::fail("tp_rms_norm expects inputs x, g on every rank");
       auto *S = static_cast<float *>(Ops.scratch(Bytes));
       if (!S)
-        return "tp_rms_norm: no scratch memory for the row sums";
-      std::string E = Ops.rowSumSquares(X[0].data, S, M, N);
-      if (!E.empty())
+        return support::fail("tp_rms_norm: no scratch memory for the row sums");
+      support::Expected<void> E = Ops.rowSumSquares(X[0].data, S, M, N);
+      if (!E)
         return E;
       Sums.push_back(S);
     }
     auto *Total = static_cast<float *>(Ops.scratch(Bytes));
     if (!Total)
-      return "tp_rms_norm: no scratch memory for the row sums";
-    std::string E = Ops.sum(PKB_DTYPE_F32, Total, Sums, static_cast<size_t>(M));
-    if (!E.empty())
+      return support::fail("tp_rms_norm: no scratch memory for the row sums");
+    support::Expected<void> E =
+        Ops.sum(PKB_DTYPE_F32, Total, Sums, static_cast<size_t>(M));
+    if (!E)
       return E;
     return Ops.rmsNormApply(Mine[0].data, Mine[1].data, Total, Out[0].data, M,
                             N, N * R.WorldSize, kEps);

@@ -635,7 +635,7 @@ void Builder::asmStmt(const GCCAsmStmt *A) {
     for (const ptx::Inst &I : Insts)
       if (I.Unknown) {
         pkb::Diagnostic D;
-        D.Code = ptx::UnknownInstructionCode;
+        D.Code = std::string(toString(ptx::UnknownInstructionCode));
         D.Sev = Severity::Note;
         D.Loc = Map.map(A->getBeginLoc());
         D.Message = ptx::unknownInstructionMessage(I);

@@ -591,8 +591,9 @@ public:
         SourceLoc B = Map.map(R.getBegin()), E = Map.map(R.getEnd());
         for (const pkb::Diagnostic &D :
              S.ParseDiags ? *S.ParseDiags : S.Result.Diags)
-          if (D.Code == "parse-error" && D.Loc.File == B.File &&
-              D.Loc.Line >= B.Line && D.Loc.Line <= E.Line) {
+          if (D.Code == toString(DiagCode::ParseError) &&
+              D.Loc.File == B.File && D.Loc.Line >= B.Line &&
+              D.Loc.Line <= E.Line) {
             K.Notes.push_back("parse errors inside this kernel (first at "
                               "line " +
                               std::to_string(D.Loc.Line) +
@@ -800,16 +801,16 @@ FrontendResult buildOnce(const CudaUnit &Unit, const FrontendOptions &Opts,
   Result.Module.File = Unit.Map.File.empty() ? Unit.Name : Unit.Map.File;
   RunState State{Unit, Opts, Result, Setup.UnitNotes, false, {}};
   const std::string DiagFile = Result.Module.File;
-  auto FileDiag = [&](std::string Code, Severity Sev, std::string Msg) {
+  auto FileDiag = [&](DiagCode Code, Severity Sev, std::string Msg) {
     pkb::Diagnostic D;
-    D.Code = std::move(Code);
+    D.Code = std::string(toString(Code));
     D.Sev = Sev;
     D.Loc = SourceLoc{DiagFile, 1, 1};
     D.Message = std::move(Msg);
     Result.Diags.push_back(std::move(D));
   };
   for (const std::string &N : Setup.ToolkitNotes)
-    FileDiag("note", Severity::Note, N);
+    FileDiag(DiagCode::Note, Severity::Note, N);
 
   std::vector<std::string> Args = Setup.Args;
   std::string MainFile = virtualMainFile(Unit);
@@ -862,7 +863,7 @@ FrontendResult buildOnce(const CudaUnit &Unit, const FrontendOptions &Opts,
   Guesses.insert(Guesses.end(), RC.Guesses.begin(), RC.Guesses.end());
   Result.Parsed = State.Ran;
   if (!State.Ran) {
-    FileDiag("parse-error", Severity::Error,
+    FileDiag(DiagCode::ParseError, Severity::Error,
              Ok ? "the CUDA front end produced no AST"
                 : "the CUDA front end could not run Clang on this unit "
                   "(see the errors above)");

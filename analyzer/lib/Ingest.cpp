@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "pkb/Ingest.h"
+#include "pkb/DiagCode.h"
 #include "pkb/InputLanguage.h"
 
 #include <algorithm>
@@ -23,10 +24,10 @@ namespace fs = std::filesystem;
 namespace pkb {
 namespace {
 
-Diagnostic makeDiag(const std::string &File, const char *Code, Severity Sev,
+Diagnostic makeDiag(const std::string &File, DiagCode Code, Severity Sev,
                     std::string Msg, unsigned Line = 1, unsigned Col = 1) {
   Diagnostic D;
-  D.Code = Code;
+  D.Code = std::string(toString(Code));
   D.Sev = Sev;
   D.Loc.File = File;
   D.Loc.Line = Line;
@@ -157,26 +158,26 @@ Input readInput(const std::string &Path, const IngestOptions &Opts) {
   if (EC || !fs::exists(St)) {
     int Err = EC ? EC.value() : ENOENT;
     In.Diags.push_back(
-        makeDiag(Path, "input-unreadable", Severity::Error,
+        makeDiag(Path, DiagCode::InputUnreadable, Severity::Error,
                  "cannot read '" + Path + "': " + std::strerror(Err)));
     return In;
   }
   if (fs::is_directory(St)) {
     In.Diags.push_back(
-        makeDiag(Path, "input-unreadable", Severity::Error,
+        makeDiag(Path, DiagCode::InputUnreadable, Severity::Error,
                  "cannot read '" + Path + "': " + std::strerror(EISDIR)));
     return In;
   }
   if (!fs::is_regular_file(St)) {
     In.Diags.push_back(
-        makeDiag(Path, "input-unreadable", Severity::Error,
+        makeDiag(Path, DiagCode::InputUnreadable, Severity::Error,
                  "cannot read '" + Path + "': not a regular file"));
     return In;
   }
   if (!Lang) {
     std::string Ext = fs::path(Path).extension().string();
     In.Diags.push_back(
-        makeDiag(Path, "input-unsupported", Severity::Error,
+        makeDiag(Path, DiagCode::InputUnsupported, Severity::Error,
                  "unsupported file type '" +
                      (Ext.empty() ? std::string("(none)") : Ext) +
                      "': expected " + expectedExtensionsText()));
@@ -184,7 +185,7 @@ Input readInput(const std::string &Path, const IngestOptions &Opts) {
   }
   uintmax_t Size = fs::file_size(Path, EC);
   if (!EC && Size > Opts.MaxBytes) {
-    In.Diags.push_back(makeDiag(Path, "input-too-large", Severity::Error,
+    In.Diags.push_back(makeDiag(Path, DiagCode::InputTooLarge, Severity::Error,
                                 "file is " + std::to_string(Size) +
                                     " bytes, over the limit of " +
                                     std::to_string(Opts.MaxBytes) + " bytes"));
@@ -197,7 +198,7 @@ Input readInput(const std::string &Path, const IngestOptions &Opts) {
   if (!F) {
     int Err = errno ? errno : EIO;
     In.Diags.push_back(
-        makeDiag(Path, "input-unreadable", Severity::Error,
+        makeDiag(Path, DiagCode::InputUnreadable, Severity::Error,
                  "cannot read '" + Path + "': " + std::strerror(Err)));
     return In;
   }
@@ -218,13 +219,14 @@ Input readInput(const std::string &Path, const IngestOptions &Opts) {
   int Err = errno;
   std::fclose(F);
   if (ReadError) {
-    In.Diags.push_back(makeDiag(Path, "input-unreadable", Severity::Error,
+    In.Diags.push_back(makeDiag(Path, DiagCode::InputUnreadable,
+                                Severity::Error,
                                 "error while reading '" + Path +
                                     "': " + std::strerror(Err ? Err : EIO)));
     return In;
   }
   if (TooLarge) {
-    In.Diags.push_back(makeDiag(Path, "input-too-large", Severity::Error,
+    In.Diags.push_back(makeDiag(Path, DiagCode::InputTooLarge, Severity::Error,
                                 "file is over the limit of " +
                                     std::to_string(Opts.MaxBytes) + " bytes"));
     return In;
@@ -232,7 +234,7 @@ Input readInput(const std::string &Path, const IngestOptions &Opts) {
 
   if (Text.find_first_not_of(" \t\r\n\f\v") == std::string::npos) {
     In.Diags.push_back(makeDiag(
-        Path, "input-empty", Severity::Warning,
+        Path, DiagCode::InputEmpty, Severity::Warning,
         Text.empty() ? "file is empty" : "file contains only whitespace"));
     return In;
   }
@@ -243,7 +245,7 @@ Input readInput(const std::string &Path, const IngestOptions &Opts) {
     std::snprintf(Hex, sizeof(Hex), "0x%02X",
                   static_cast<unsigned char>(Text[Bad]));
     In.Diags.push_back(
-        makeDiag(Path, "input-binary", Severity::Error,
+        makeDiag(Path, DiagCode::InputBinary, Severity::Error,
                  std::string("file looks binary: ") +
                      (Text[Bad] == 0 ? "NUL byte" : "invalid UTF-8 byte ") +
                      (Text[Bad] == 0 ? std::string() : std::string(Hex)) +
@@ -274,7 +276,7 @@ std::vector<std::string> expandInputs(const std::vector<std::string> &Paths,
     if (EC || !fs::exists(St)) {
       int Err = EC ? EC.value() : ENOENT;
       Diags.push_back(
-          makeDiag(P, "input-unreadable", Severity::Error,
+          makeDiag(P, DiagCode::InputUnreadable, Severity::Error,
                    "cannot read '" + P + "': " + std::strerror(Err)));
       continue;
     }
@@ -286,14 +288,14 @@ std::vector<std::string> expandInputs(const std::vector<std::string> &Paths,
     fs::recursive_directory_iterator It(
         P, fs::directory_options::skip_permission_denied, EC);
     if (EC) {
-      Diags.push_back(makeDiag(P, "input-unreadable", Severity::Error,
+      Diags.push_back(makeDiag(P, DiagCode::InputUnreadable, Severity::Error,
                                "cannot list '" + P + "': " + EC.message()));
       continue;
     }
     for (; It != fs::recursive_directory_iterator(); It.increment(EC)) {
       if (EC) {
         Diags.push_back(
-            makeDiag(P, "input-unreadable", Severity::Warning,
+            makeDiag(P, DiagCode::InputUnreadable, Severity::Warning,
                      "error while listing '" + P + "': " + EC.message()));
         break;
       }

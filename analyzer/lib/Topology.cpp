@@ -8,8 +8,7 @@
 
 namespace pkb {
 
-bool resolveTopology(const std::string &Spec, Topology &Out,
-                     std::string &Error) {
+support::Expected<Topology> resolveTopology(const std::string &Spec) {
   struct Builtin {
     const char *Name;
     unsigned Gpus;
@@ -21,22 +20,17 @@ bool resolveTopology(const std::string &Spec, Topology &Out,
       {"h200x8-nvswitch", 8, true},
       {"generic", 8, false},
   };
-  if (Spec.empty()) {
-    Out = Topology{};
-    return true;
-  }
+  if (Spec.empty())
+    return Topology{};
   for (const Builtin &B : Builtins)
-    if (Spec == B.Name) {
-      Out = Topology{B.Name, B.Gpus, B.Multicast};
-      return true;
-    }
+    if (Spec == B.Name)
+      return Topology{B.Name, B.Gpus, B.Multicast};
   std::ifstream In(Spec);
-  if (!In) {
-    Error = "unknown topology '" + Spec +
-            "': not a built-in name (h200x2-nvlink, h100x8-nvswitch, "
-            "h200x8-nvswitch, generic) and not a readable file";
-    return false;
-  }
+  if (!In)
+    return support::fail("unknown topology '" + Spec +
+                         "': not a built-in name (h200x2-nvlink, "
+                         "h100x8-nvswitch, h200x8-nvswitch, generic) and not "
+                         "a readable file");
   std::string Text((std::istreambuf_iterator<char>(In)),
                    std::istreambuf_iterator<char>());
   try {
@@ -45,24 +39,21 @@ bool resolveTopology(const std::string &Spec, Topology &Out,
     T.Name = J.at("name").get<std::string>();
     T.Gpus = J.at("gpus").get<unsigned>();
     T.Multicast = J.at("multicast").get<bool>();
-    if (T.Gpus < 1) {
-      Error = Spec + ":1: \"gpus\" must be at least 1";
-      return false;
-    }
-    Out = T;
-    return true;
+    if (T.Gpus < 1)
+      return support::fail(Spec + ":1: \"gpus\" must be at least 1");
+    return T;
   } catch (const nlohmann::json::parse_error &E) {
     unsigned Line = 1;
     for (size_t I = 0; I < E.byte && I < Text.size(); ++I)
       Line += Text[I] == '\n';
-    Error = Spec + ":" + std::to_string(Line) + ": invalid JSON: " + E.what();
+    return support::fail(Spec + ":" + std::to_string(Line) +
+                         ": invalid JSON: " + E.what());
   } catch (const nlohmann::json::exception &E) {
-    Error = Spec +
-            ":1: topology needs \"name\" (string), \"gpus\" (integer) "
-            "and \"multicast\" (boolean): " +
-            E.what();
+    return support::fail(Spec +
+                         ":1: topology needs \"name\" (string), \"gpus\" "
+                         "(integer) and \"multicast\" (boolean): " +
+                         E.what());
   }
-  return false;
 }
 
 } // namespace pkb

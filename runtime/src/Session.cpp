@@ -194,9 +194,9 @@ RunPlan planRun(const RunOptions &O, int ExternalWorld) {
     Plan.Sizes = Plan.Spec->defaultSizes();
   if (Plan.Spec)
     for (int64_t S : Plan.Sizes)
-      if (std::string Why = Plan.Spec->checkSize(Plan.Place.Ranks, S);
-          !Why.empty())
-        throw std::runtime_error(fmt::format("size {}: {}", S, Why));
+      if (auto Ok = Plan.Spec->checkSize(Plan.Place.Ranks, S); !Ok)
+        throw std::runtime_error(
+            fmt::format("size {}: {}", S, Ok.error().Message));
   if (O.Kernels.empty())
     throw std::runtime_error("no candidate given (--kernel)");
   Plan.Sanitize = O.Sanitize;

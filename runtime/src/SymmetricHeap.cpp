@@ -14,10 +14,10 @@ namespace {
 size_t roundUp(size_t X, size_t A) { return (X + A - 1) / A * A; }
 } // namespace
 
-std::unique_ptr<SymmetricHeap>
+support::Expected<std::unique_ptr<SymmetricHeap>>
 SymmetricHeap::create(HubClient &C, int Device,
                       const std::vector<size_t> &BufferBytes,
-                      size_t SignalPadBytes, std::string *Error) {
+                      size_t SignalPadBytes) {
   std::unique_ptr<SymmetricHeap> H(new SymmetricHeap());
   H->Rank = C.rank();
   H->World = C.worldSize();
@@ -39,10 +39,10 @@ SymmetricHeap::create(HubClient &C, int Device,
   auto All = C.allgather(Mine);
   for (int R = 0; R < H->World; ++R)
     if (All[static_cast<size_t>(R)] != Mine) {
-      *Error = fmt::format("symmetric layout differs: rank {} asked for "
-                           "[{}], rank {} for [{}]",
-                           H->Rank, Mine, R, All[static_cast<size_t>(R)]);
-      return nullptr;
+      return support::fail(
+          fmt::format("symmetric layout differs: rank {} asked for "
+                      "[{}], rank {} for [{}]",
+                      H->Rank, Mine, R, All[static_cast<size_t>(R)]));
     }
 
   const DriverApi &D = driverApi();
@@ -95,8 +95,7 @@ SymmetricHeap::create(HubClient &C, int Device,
     C.allgather("", {Fd}, &Fds);
     ::close(Fd);
     if (static_cast<int>(Fds.size()) != H->World) {
-      *Error = "symmetric heap: wrong number of file descriptors";
-      return nullptr;
+      return support::fail("symmetric heap: wrong number of file descriptors");
     }
     H->Handles.assign(static_cast<size_t>(H->World), 0);
     CUresult R = CUDA_SUCCESS;
@@ -112,13 +111,12 @@ SymmetricHeap::create(HubClient &C, int Device,
     for (int F : Fds)
       ::close(F);
     if (R != CUDA_SUCCESS) {
-      *Error = "cuMemImportFromShareableHandle: " + driverErrorText(R);
-      return nullptr;
+      return support::fail("cuMemImportFromShareableHandle: " +
+                           driverErrorText(R));
     }
     R = D.AddressReserve(&H->Reservation, H->Region * H->World, Gran, 0, 0);
     if (R != CUDA_SUCCESS) {
-      *Error = "cuMemAddressReserve: " + driverErrorText(R);
-      return nullptr;
+      return support::fail("cuMemAddressReserve: " + driverErrorText(R));
     }
     for (int P = 0; P < H->World && R == CUDA_SUCCESS; ++P) {
       R = D.Map(H->Reservation + H->Region * P, H->Region, 0,
@@ -129,8 +127,7 @@ SymmetricHeap::create(HubClient &C, int Device,
           reinterpret_cast<void *>(H->Reservation + H->Region * P);
     }
     if (R != CUDA_SUCCESS) {
-      *Error = "cuMemMap: " + driverErrorText(R);
-      return nullptr;
+      return support::fail("cuMemMap: " + driverErrorText(R));
     }
     CUmemAccessDesc Acc{};
     Acc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
@@ -138,9 +135,9 @@ SymmetricHeap::create(HubClient &C, int Device,
     Acc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
     R = D.SetAccess(H->Reservation, H->Region * H->World, &Acc, 1);
     if (R != CUDA_SUCCESS) {
-      *Error = "cuMemSetAccess (is peer access over NVLink/PCIe possible?): " +
-               driverErrorText(R);
-      return nullptr;
+      return support::fail(
+          "cuMemSetAccess (is peer access over NVLink/PCIe possible?): " +
+          driverErrorText(R));
     }
   } else {
     H->Backend = "cuda-ipc";
@@ -152,9 +149,9 @@ SymmetricHeap::create(HubClient &C, int Device,
     std::string Blob(reinterpret_cast<const char *>(&Mem), sizeof(Mem));
     auto Handles = C.allgather(E == cudaSuccess ? Blob : std::string());
     if (E != cudaSuccess) {
-      *Error = "cudaMalloc/cudaIpcGetMemHandle: " + cudaErrorText(E) +
-               (VmmError.empty() ? "" : " (after " + VmmError + ")");
-      return nullptr;
+      return support::fail(
+          "cudaMalloc/cudaIpcGetMemHandle: " + cudaErrorText(E) +
+          (VmmError.empty() ? "" : " (after " + VmmError + ")"));
     }
     for (int P = 0; P < H->World; ++P) {
       if (P == H->Rank) {
@@ -163,17 +160,16 @@ SymmetricHeap::create(HubClient &C, int Device,
       }
       const std::string &B = Handles[static_cast<size_t>(P)];
       if (B.size() != sizeof(Mem)) {
-        *Error = fmt::format("rank {} could not share its allocation", P);
-        return nullptr;
+        return support::fail(
+            fmt::format("rank {} could not share its allocation", P));
       }
       cudaIpcMemHandle_t PH;
       std::memcpy(&PH, B.data(), sizeof(PH));
       E = cudaIpcOpenMemHandle(&H->Bases[static_cast<size_t>(P)], PH,
                                cudaIpcMemLazyEnablePeerAccess);
       if (E != cudaSuccess) {
-        *Error = fmt::format("cudaIpcOpenMemHandle(rank {}): {}", P,
-                             cudaErrorText(E));
-        return nullptr;
+        return support::fail(fmt::format("cudaIpcOpenMemHandle(rank {}): {}", P,
+                                         cudaErrorText(E)));
       }
     }
   }
@@ -211,8 +207,7 @@ SymmetricHeap::create(HubClient &C, int Device,
   if (E == cudaSuccess)
     E = cudaDeviceSynchronize();
   if (E != cudaSuccess) {
-    *Error = "symmetric heap initialization: " + cudaErrorText(E);
-    return nullptr;
+    return support::fail("symmetric heap initialization: " + cudaErrorText(E));
   }
   C.barrier(); // every pad is zero before any peer may signal
   return H;

@@ -206,18 +206,19 @@ std::span<const pkb_tensor> LocalInputs::of(int R) {
 void CandidateWorker::reference(const TensorSet &In, const TensorSet &Out,
                                 int Case, int64_t Size, uint64_t Tag) {
   RankInfo RI{Rank, World, Device, Stream, Comm};
-  std::string Err;
+  support::Expected<void> Done;
   if (Local) {
     LocalInputs All(*this, Size, Tag, Case);
     auto Ops = makeDeviceRefOps(Stream);
-    Err = P->localReference(RI, All, Out.Views, *Ops);
+    Done = P->localReference(RI, All, Out.Views, *Ops);
     // Inputs and scratch are freed below: finish the work that reads them.
     check(cudaStreamSynchronize(Stream), "local reference", Case, Size);
   } else {
-    Err = P->reference(RI, In.Views, Out.Views);
+    Done = P->reference(RI, In.Views, Out.Views);
   }
-  if (!Err.empty())
-    fatal(Verdict::InternalError, "reference: " + Err, Case, Size);
+  if (!Done)
+    fatal(Verdict::InternalError, "reference: " + Done.error().Message, Case,
+          Size);
 }
 
 void CandidateWorker::runCase(int Case, int64_t Size) {
@@ -585,10 +586,10 @@ int CandidateWorker::run() {
                                            Req.num_symm_buffers));
   std::vector<size_t> Bytes(Req.symm_bytes,
                             Req.symm_bytes + Req.num_symm_buffers);
-  std::string Err;
-  Heap = SymmetricHeap::create(C, Device, Bytes, 64 * 1024, &Err);
-  if (!Heap)
-    fatal(Verdict::InternalError, "symmetric heap: " + Err);
+  auto Made = SymmetricHeap::create(C, Device, Bytes, 64 * 1024);
+  if (!Made)
+    fatal(Verdict::InternalError, "symmetric heap: " + Made.error().Message);
+  Heap = std::move(*Made);
   Heap->fillContext(Ctx);
   if (Req.workspace_bytes) {
     if ((E = cudaMalloc(&Ctx.workspace, Req.workspace_bytes)) != cudaSuccess)
@@ -655,12 +656,12 @@ int runHeapCheckWorker(HubClient &C) {
     Report("internal-error", "cudaSetDevice failed", "");
     ::_exit(3);
   }
-  std::string Err;
-  auto Heap = SymmetricHeap::create(C, Device, {Bytes, Bytes}, 64 * 1024, &Err);
-  if (!Heap) {
-    Report("internal-error", Err, "");
+  auto Made = SymmetricHeap::create(C, Device, {Bytes, Bytes}, 64 * 1024);
+  if (!Made) {
+    Report("internal-error", Made.error().Message, "");
     ::_exit(3);
   }
+  std::unique_ptr<SymmetricHeap> Heap = std::move(*Made);
   pkb_context Ctx{};
   Heap->fillContext(Ctx);
   C.disarm();

@@ -26,9 +26,12 @@ TEST(Checkers, Topo001MulticastOnTargetWithout) {
   EXPECT_EQ(find(FN, "TOPO-001")->Sev, Severity::Note);
   // A named target without NVLS: an error; with NVLS: a warning.
   CheckOptions Two, Nvs;
-  std::string Err;
-  ASSERT_TRUE(resolveTopology("h200x2-nvlink", Two.Target, Err));
-  ASSERT_TRUE(resolveTopology("h100x8-nvswitch", Nvs.Target, Err));
+  auto TwoT = resolveTopology("h200x2-nvlink");
+  auto NvsT = resolveTopology("h100x8-nvswitch");
+  ASSERT_TRUE(TwoT);
+  ASSERT_TRUE(NvsT);
+  Two.Target = *TwoT;
+  Nvs.Target = *NvsT;
   auto F = runAll(K.module(), Two);
   EXPECT_EQ(keys(F), (std::set<Key>{{22, "TOPO-001"}})) << dump(F);
   EXPECT_EQ(find(F, "TOPO-001")->Sev, Severity::Error);

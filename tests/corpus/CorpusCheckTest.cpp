@@ -98,8 +98,7 @@ FileResult analyze(const std::string &Path) {
   enrich(M);
   // The corpus labels TOPO-001 against the two-GPU NVLink machine.
   CheckOptions O;
-  std::string TopoError;
-  resolveTopology("h200x2-nvlink", O.Target, TopoError);
+  O.Target = *resolveTopology("h200x2-nvlink");
   // As the driver runs them: one shared check context per kernel.
   O.Contexts = makeCheckContexts();
   std::vector<Finding> Out;

@@ -435,7 +435,7 @@ TEST(PtxDecode, UnknownInstructionsAreOpaqueAndNamed) {
             (std::vector<std::string>{"foo.bar.u32", "multimem.frob.global.u32",
                                       "mbarrier.frob.shared::cta.b64",
                                       "barrier.cluster.sync", "bar.frob"}));
-  EXPECT_STREQ(ptx::UnknownInstructionCode, "ptx-unknown");
+  EXPECT_EQ(toString(ptx::UnknownInstructionCode), "ptx-unknown");
 }
 
 TEST(PtxDecode, KnownInstructionsAreNotUnknown) {

@@ -314,7 +314,8 @@ TEST_F(Gpu, LocalReferencesOnTheDeviceMatchTheHostExecutor) {
     int64_t Size = N == "allreduce"                                ? 8 * W * 64
                    : (N == "gemm_allreduce" || N == "tp_rms_norm") ? 16
                                                                    : 1000;
-    ASSERT_EQ(P->checkSize(W, Size), "") << N;
+    auto Ok = P->checkSize(W, Size);
+    ASSERT_TRUE(Ok) << Ok.error().Message << ": " << N;
     DeviceWorld Wd(*P, W, Size, St);
     for (int R = 0; R < W; ++R) {
       SCOPED_TRACE(N + " rank " + std::to_string(R));
@@ -333,15 +334,15 @@ TEST_F(Gpu, LocalReferencesOnTheDeviceMatchTheHostExecutor) {
       {
         MapInputs In(Wd.Dev);
         auto Ops = makeDeviceRefOps(St);
-        ASSERT_EQ(P->localReference({R, W, 0, St, nullptr}, In, DViews, *Ops),
-                  "");
+        auto Done = P->localReference({R, W, 0, St, nullptr}, In, DViews, *Ops);
+        ASSERT_TRUE(Done) << Done.error().Message;
         ASSERT_EQ(cudaStreamSynchronize(St), cudaSuccess);
       }
       MapInputs HIn(Wd.HostViews);
       pkb::rt::test::HostRefOps HOps;
-      ASSERT_EQ(
-          P->localReference({R, W, 0, nullptr, nullptr}, HIn, HViews, HOps),
-          "");
+      auto HDone =
+          P->localReference({R, W, 0, nullptr, nullptr}, HIn, HViews, HOps);
+      ASSERT_TRUE(HDone) << HDone.error().Message;
       for (size_t I = 0; I < OutSpecs.size(); ++I) {
         std::vector<char> G(OutSpecs[I].bytes());
         ASSERT_EQ(

@@ -46,15 +46,17 @@ inline float bf(const void *P, size_t I) { return toF(PKB_DTYPE_BF16, P, I); }
 /// RefOps on host memory: the device executor's arithmetic in plain loops.
 class HostRefOps final : public RefOps {
 public:
-  std::string copy(void *Dst, const void *Src, size_t Bytes) override {
+  support::Expected<void> copy(void *Dst, const void *Src,
+                               size_t Bytes) override {
     std::memcpy(Dst, Src, Bytes);
     ++Copies;
-    return "";
+    return {};
   }
-  std::string sum(pkb_dtype T, void *Dst, std::span<const void *const> Srcs,
-                  size_t N) override {
+  support::Expected<void> sum(pkb_dtype T, void *Dst,
+                              std::span<const void *const> Srcs,
+                              size_t N) override {
     if (Srcs.empty() || Srcs.size() > PKB_MAX_RANKS)
-      return "bad source count";
+      return support::fail("bad source count");
     for (size_t I = 0; I < N; ++I) {
       float Acc = 0;
       for (const void *S : Srcs)
@@ -62,10 +64,10 @@ public:
       store(T, Dst, I, Acc);
     }
     ++Sums;
-    return "";
+    return {};
   }
-  std::string gemmBf16(const void *A, const void *B, void *C, int64_t M,
-                       int64_t N, int64_t K) override {
+  support::Expected<void> gemmBf16(const void *A, const void *B, void *C,
+                                   int64_t M, int64_t N, int64_t K) override {
     for (int64_t I = 0; I < M; ++I)
       for (int64_t J = 0; J < N; ++J) {
         float Acc = 0;
@@ -74,10 +76,10 @@ public:
                  bf(B, static_cast<size_t>(L * N + J));
         store(PKB_DTYPE_BF16, C, static_cast<size_t>(I * N + J), Acc);
       }
-    return "";
+    return {};
   }
-  std::string rowSumSquares(const void *X, float *S, int64_t M,
-                            int64_t N) override {
+  support::Expected<void> rowSumSquares(const void *X, float *S, int64_t M,
+                                        int64_t N) override {
     for (int64_t I = 0; I < M; ++I) {
       float Acc = 0;
       for (int64_t J = 0; J < N; ++J) {
@@ -86,11 +88,12 @@ public:
       }
       S[I] = Acc;
     }
-    return "";
+    return {};
   }
-  std::string rmsNormApply(const void *X, const void *G, const float *S,
-                           void *Y, int64_t M, int64_t N, int64_t Hidden,
-                           float Eps) override {
+  support::Expected<void> rmsNormApply(const void *X, const void *G,
+                                       const float *S, void *Y, int64_t M,
+                                       int64_t N, int64_t Hidden,
+                                       float Eps) override {
     for (int64_t I = 0; I < M; ++I) {
       float Scale = 1.0f / std::sqrt(S[I] / static_cast<float>(Hidden) + Eps);
       for (int64_t J = 0; J < N; ++J)
@@ -98,7 +101,7 @@ public:
               bf(X, static_cast<size_t>(I * N + J)) * Scale *
                   bf(G, static_cast<size_t>(J)));
     }
-    return "";
+    return {};
   }
   void *scratch(size_t Bytes) override {
     Mem.emplace_back(Bytes);

@@ -386,7 +386,8 @@ TEST(LocalReference, EveryProblemMatchesItsSemanticsOnTheHost) {
     Names.insert(std::string(P->name()));
     for (int W : {1, 2, 3, 4, 8}) {
       int64_t S = smallSize(*P, W);
-      ASSERT_EQ(P->checkSize(W, S), "") << P->name() << " W=" << W;
+      auto Ok = P->checkSize(W, S);
+      ASSERT_TRUE(Ok) << Ok.error().Message << ": " << P->name() << " W=" << W;
       HostWorld Wd(*P, W, S);
       for (int R = 0; R < W; ++R) {
         SCOPED_TRACE(std::string(P->name()) + " W=" + std::to_string(W) +
@@ -406,7 +407,8 @@ TEST(LocalReference, EveryProblemMatchesItsSemanticsOnTheHost) {
         HostRankInputs In(Wd);
         HostRefOps Ops;
         RankInfo RI{R, W, 0, nullptr, nullptr};
-        ASSERT_EQ(P->localReference(RI, In, Out, Ops), "");
+        auto Done = P->localReference(RI, In, Out, Ops);
+        ASSERT_TRUE(Done) << Done.error().Message;
         auto Want = expected(*P, W, R, S, Wd);
         ASSERT_EQ(Want.size(), Out.size());
         for (size_t O = 0; O < Out.size(); ++O) {
@@ -445,8 +447,8 @@ TEST(LocalReference, RootedProblemsReadOnlyTheRoot) {
       std::vector<pkb_tensor> Out = {makeTensor(OutSpecs[0], D.data())};
       HostRankInputs In(Wd);
       HostRefOps Ops;
-      ASSERT_EQ(P->localReference({R, 4, 0, nullptr, nullptr}, In, Out, Ops),
-                "");
+      auto Done = P->localReference({R, 4, 0, nullptr, nullptr}, In, Out, Ops);
+      ASSERT_TRUE(Done) << Done.error().Message;
       EXPECT_EQ(In.Asked, std::set<int>{0}) << Name << " rank " << R;
     }
   }

@@ -78,9 +78,11 @@ TEST(Problems, AllreduceSpec) {
   EXPECT_EQ(T.HbmBytesPerRank, 4.0 * (1 << 20));
   EXPECT_EQ(T.FlopsPerRank, 0.5 * (1 << 20));
   EXPECT_EQ(P->roofline(4, 1 << 20).NvlinkBytesPerRank, 3.0 * (1 << 20));
-  EXPECT_EQ(P->checkSize(2, 1000),
+  auto Bad = P->checkSize(2, 1000);
+  ASSERT_FALSE(Bad);
+  EXPECT_EQ(Bad.error().Message,
             "size must be a multiple of 8 x world size (16-byte shards)");
-  EXPECT_EQ(P->checkSize(2, 1024), "");
+  EXPECT_TRUE(P->checkSize(2, 1024));
   pkb_tensor V = makeTensor(In[0], nullptr);
   EXPECT_EQ(V.ndim, 1);
   EXPECT_EQ(V.shape[0], 1024);

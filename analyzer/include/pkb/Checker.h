@@ -10,6 +10,7 @@
 
 #include "pkb/Diagnostic.h"
 #include "pkb/Model.h"
+#include "pkb/support/Expected.h"
 
 #include <functional>
 #include <memory>
@@ -35,10 +36,9 @@ struct Topology {
 /// NVLink, no multicast; "h100x8-nvswitch": 8 GPUs, NVSwitch with NVLS
 /// multicast; "h200x8-nvswitch" likewise; "generic": 8 GPUs, no multicast) or
 /// the path of a JSON file {"name": str, "gpus": int, "multicast": bool}
-/// (docs/checkers.md, "Topology files"). On failure returns false and sets
-/// \p Error to a message with the file and line.
-bool resolveTopology(const std::string &Spec, Topology &Out,
-                     std::string &Error);
+/// (docs/checkers.md, "Topology files"). On failure the error is a message
+/// with the file and line.
+support::Expected<Topology> resolveTopology(const std::string &Spec);
 
 /// Options shared by all checkers.
 class CheckContexts;
@@ -129,9 +129,9 @@ bool isCheckEnabled(const std::string &Id, const std::string &Globs);
 
 /// Validates a --checks value against the registry: every pattern (positive
 /// or negated) must match at least one check ID, and at least one checker
-/// must stay enabled. Returns false with \p Error saying which pattern
-/// matches nothing (or that nothing is left to run).
-bool validateCheckGlobs(const std::string &Globs, std::string &Error);
+/// must stay enabled. The error says which pattern matches nothing (or that
+/// nothing is left to run).
+support::Expected<void> validateCheckGlobs(const std::string &Globs);
 
 } // namespace pkb
 

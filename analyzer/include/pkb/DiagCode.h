@@ -2,8 +2,8 @@
 //
 // Every code a tool diagnostic (Diagnostic::Code) can carry, with what it
 // means. The list of codes in docs/diagnostics.md is generated from this
-// table (diagCodesMarkdown; a driver test keeps the two equal), and a test
-// checks that every code literal in the sources is one of these.
+// table (diagCodesMarkdown; a driver test keeps the two equal); the sources
+// name codes by these values, never as literals (a test checks it).
 //
 //===----------------------------------------------------------------------===//
 #ifndef PKB_DIAGCODE_H

@@ -55,10 +55,10 @@ struct Finding {
 void mergeInstantiations(std::vector<Finding> &Findings);
 
 /// A tool diagnostic about an input (not a checker finding). Code is a stable
-/// identifier: "input-unreadable", "input-binary", "input-empty",
-/// "input-too-large", "no-cuda", "parse-error", "missing-include",
-/// "frontend-crash", "timeout", "memory-limit", "include-too-deep",
-/// "macro-expansion-limit", "solver-unknown", "note" (docs/cli.md lists them).
+/// identifier: the written name of a DiagCode (pkb/DiagCode.h;
+/// toString(DiagCode::ParseError) is "parse-error"), listed with their
+/// meanings in docs/diagnostics.md. Set it from the enum, never from a
+/// literal.
 struct Diagnostic {
   std::string Code;
   Severity Sev = Severity::Error;

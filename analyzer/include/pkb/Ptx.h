@@ -9,6 +9,7 @@
 #ifndef PKB_PTX_H
 #define PKB_PTX_H
 
+#include "pkb/DiagCode.h"
 #include "pkb/Model.h"
 
 #include <string>
@@ -18,17 +19,17 @@ namespace pkb::ptx {
 
 /// The class of a decoded PTX instruction.
 enum class InstKind {
-  Load,       ///< ld, ld.global.nc, ldu
-  Store,      ///< st
-  Atomic,     ///< atom
-  Reduction,  ///< red
-  Fence,      ///< fence.*, membar.*
-  Barrier,    ///< bar, barrier, bar.warp.sync
-  Multimem,   ///< multimem.ld_reduce / st / red
-  BulkCopy,   ///< cp.async.bulk*, cp.async.*
-  MBarrier,   ///< mbarrier.*
-  Other,      ///< Arithmetic, moves, predicates... (no memory effect)
-  Opaque,     ///< Unrecognized instruction with possible memory effect
+  Load,      ///< ld, ld.global.nc, ldu
+  Store,     ///< st
+  Atomic,    ///< atom
+  Reduction, ///< red
+  Fence,     ///< fence.*, membar.*
+  Barrier,   ///< bar, barrier, bar.warp.sync
+  Multimem,  ///< multimem.ld_reduce / st / red
+  BulkCopy,  ///< cp.async.bulk*, cp.async.*
+  MBarrier,  ///< mbarrier.*
+  Other,     ///< Arithmetic, moves, predicates... (no memory effect)
+  Opaque,    ///< Unrecognized instruction with possible memory effect
 };
 
 /// One decoded instruction.
@@ -71,7 +72,7 @@ struct Inst {
 };
 
 /// Diagnostic code of the note about an unknown instruction.
-inline constexpr const char *UnknownInstructionCode = "ptx-unknown";
+inline constexpr DiagCode UnknownInstructionCode = DiagCode::PtxUnknown;
 
 /// The instruction as named in messages: the opcode token with its
 /// qualifiers, without guard and operands ("foo.bar.u32").

@@ -18,6 +18,7 @@
 #include "pkb/pkb_abi.h"
 #include "pkb/rt/Compare.h"
 #include "pkb/rt/Roofline.h"
+#include "pkb/support/Expected.h"
 
 #include <cuda_runtime_api.h>
 #include <nccl.h>
@@ -66,28 +67,32 @@ public:
 /// The operations local references are written in. Asynchronous and in
 /// order (one CUDA stream on the device executor, makeDeviceRefOps; plain
 /// host loops in the CPU tests); pointers live in the executor's memory.
-/// Every operation returns "" or an error message.
+/// Every operation returns success or an error with a message.
 class RefOps {
 public:
   virtual ~RefOps();
   /// Copies Bytes bytes from Src to Dst (no overlap).
-  virtual std::string copy(void *Dst, const void *Src, size_t Bytes) = 0;
+  virtual support::Expected<void> copy(void *Dst, const void *Src,
+                                       size_t Bytes) = 0;
   /// Dst[i] = Srcs[0][i] + Srcs[1][i] + ... for N elements of Dtype (bf16,
   /// f16 or f32), accumulated in fp32 in the order of Srcs and rounded once
   /// to Dtype (round to nearest even). At most PKB_MAX_RANKS sources.
-  virtual std::string sum(pkb_dtype Dtype, void *Dst,
-                          std::span<const void *const> Srcs, size_t N) = 0;
+  virtual support::Expected<void> sum(pkb_dtype Dtype, void *Dst,
+                                      std::span<const void *const> Srcs,
+                                      size_t N) = 0;
   /// Row-major C[M, N] = A[M, K] * B[K, N], bf16 in/out, fp32 accumulation
   /// (cuBLAS, as the NCCL-path reference of gemm_allreduce).
-  virtual std::string gemmBf16(const void *A, const void *B, void *C, int64_t M,
-                               int64_t N, int64_t K) = 0;
+  virtual support::Expected<void> gemmBf16(const void *A, const void *B,
+                                           void *C, int64_t M, int64_t N,
+                                           int64_t K) = 0;
   /// SumSq[m] = sum_n float(X[m, n])^2 for a row-major bf16 X[M, N] (fp32).
-  virtual std::string rowSumSquares(const void *X, float *SumSq, int64_t M,
-                                    int64_t N) = 0;
+  virtual support::Expected<void> rowSumSquares(const void *X, float *SumSq,
+                                                int64_t M, int64_t N) = 0;
   /// Y[m, n] = bf16(X[m, n] * rsqrt(SumSq[m] / Hidden + Eps) * G[n]).
-  virtual std::string rmsNormApply(const void *X, const void *G,
-                                   const float *SumSq, void *Y, int64_t M,
-                                   int64_t N, int64_t Hidden, float Eps) = 0;
+  virtual support::Expected<void> rmsNormApply(const void *X, const void *G,
+                                               const float *SumSq, void *Y,
+                                               int64_t M, int64_t N,
+                                               int64_t Hidden, float Eps) = 0;
   /// Scratch memory of Bytes bytes (unspecified contents), valid until this
   /// executor is destroyed; nullptr on failure.
   virtual void *scratch(size_t Bytes) = 0;
@@ -107,8 +112,9 @@ public:
   virtual std::string_view sizeUnit() const = 0;
   /// Sizes run when the user gives none.
   virtual std::vector<int64_t> defaultSizes() const = 0;
-  /// Empty when Size is valid for WorldSize, else the reason.
-  virtual std::string checkSize(int WorldSize, int64_t Size) const;
+  /// Success when Size is valid for WorldSize, else an error with the
+  /// reason. Default: Size must be positive.
+  virtual support::Expected<void> checkSize(int WorldSize, int64_t Size) const;
   /// Inputs of rank Rank.
   virtual std::vector<TensorSpec> inputs(int WorldSize, int Rank,
                                          int64_t Size) const = 0;
@@ -125,18 +131,19 @@ public:
                               std::span<const pkb_tensor> Inputs,
                               uint64_t Seed) const;
   /// Computes the expected outputs on R.Stream, with NCCL over R.Comm; every
-  /// rank calls it collectively. Returns an error message or "".
-  virtual std::string reference(const RankInfo &R,
-                                std::span<const pkb_tensor> Inputs,
-                                std::span<const pkb_tensor> Outputs) const = 0;
+  /// rank calls it collectively. On failure the error says which call
+  /// failed.
+  virtual support::Expected<void>
+  reference(const RankInfo &R, std::span<const pkb_tensor> Inputs,
+            std::span<const pkb_tensor> Outputs) const = 0;
   /// Computes this rank's expected outputs without any communication (no
   /// NCCL; R.Comm is null): reads every rank's inputs from In (regenerated
   /// locally) and works through Ops. Used by correctness-only runs with
   /// several ranks per GPU (`run --oversubscribe`), where NCCL refuses to
   /// run. Must agree with reference() within the problem's tolerances.
-  virtual std::string localReference(const RankInfo &R, RankInputs &In,
-                                     std::span<const pkb_tensor> Outputs,
-                                     RefOps &Ops) const = 0;
+  virtual support::Expected<void>
+  localReference(const RankInfo &R, RankInputs &In,
+                 std::span<const pkb_tensor> Outputs, RefOps &Ops) const = 0;
 };
 
 /// Every registered problem, ordered by id (defined in pkb_problems).

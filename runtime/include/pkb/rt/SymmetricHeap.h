@@ -15,6 +15,7 @@
 #define PKB_RT_SYMMETRICHEAP_H
 
 #include "pkb/pkb_abi.h"
+#include "pkb/support/Expected.h"
 
 #include <memory>
 #include <string>
@@ -28,10 +29,12 @@ class SymmetricHeap {
 public:
   /// Collective over all ranks of C. BufferBytes must be equal on every
   /// rank (checked). Buffers are filled with 0xFF bytes (NaN for floats):
-  /// candidates must not rely on zero-initialized symmetric buffers.
-  static std::unique_ptr<SymmetricHeap>
+  /// candidates must not rely on zero-initialized symmetric buffers. On
+  /// failure the error says which step failed (layout mismatch, VMM or IPC
+  /// call, initialization).
+  static support::Expected<std::unique_ptr<SymmetricHeap>>
   create(HubClient &C, int Device, const std::vector<size_t> &BufferBytes,
-         size_t SignalPadBytes, std::string *Error);
+         size_t SignalPadBytes);
   ~SymmetricHeap();
 
   /// Fills ctx->symm, num_symm_buffers, signal_pad(s), view.
