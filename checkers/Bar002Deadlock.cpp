@@ -18,6 +18,56 @@
 namespace pkb::chk {
 namespace {
 
+/// The assignments of a sender's coordinates (Analysis::enumerate) of one
+/// kernel, memoized: every wait that a signal may end enumerates the same
+/// sender instances for the same world size and launch, and so does every
+/// counter check that sums its arrivals.
+class RowCache {
+public:
+  /// The rows of Analysis::enumerate(F, Xs, W, L, Cap, Complete), computed
+  /// on the first request and then answered from the memo. Enumerations
+  /// cut short by the solver (unknown) are not kept: a later request runs
+  /// them again, as it did without the memo.
+  std::vector<std::vector<int64_t>> rows(Analysis &A, const z3::expr &F,
+                                         const std::vector<z3::expr> &Xs,
+                                         unsigned W, const LaunchDims &L,
+                                         size_t Cap, bool &Complete) {
+    std::vector<Entry> &Bucket = Memo[F.hash()];
+    for (const Entry &E : Bucket)
+      if (E.W == W && E.L == &L && E.Cap == Cap && z3::eq(E.F, F) &&
+          sameTerms(E.Xs, Xs)) {
+        Complete = E.Complete;
+        return E.Rows;
+      }
+    auto Rows = A.enumerate(F, Xs, W, L, Cap, Complete);
+    // Complete, or stopped at the cap: the same answer every time.
+    if (Complete || Rows.size() >= Cap)
+      Bucket.push_back({F, Xs, W, &L, Cap, Rows, Complete});
+    return Rows;
+  }
+
+private:
+  struct Entry {
+    z3::expr F;
+    std::vector<z3::expr> Xs;
+    unsigned W;
+    const LaunchDims *L;
+    size_t Cap;
+    std::vector<std::vector<int64_t>> Rows;
+    bool Complete;
+  };
+  static bool sameTerms(const std::vector<z3::expr> &X,
+                        const std::vector<z3::expr> &Y) {
+    if (X.size() != Y.size())
+      return false;
+    for (size_t I = 0; I < X.size(); ++I)
+      if (!z3::eq(X[I], Y[I]))
+        return false;
+    return true;
+  }
+  std::map<unsigned, std::vector<Entry>> Memo;
+};
+
 class Bar002 : public KernelChecker {
 public:
   PKB_CHECK_INFO("BAR-002", "cross-rank-deadlock",
@@ -133,7 +183,7 @@ public:
   /// quantifier-free conjunction; with more assignments a universal
   /// quantifier is used instead. Per-block sync fixes the sender's block
   /// to the waiter's.
-  z3::expr noMatch(Analysis &A, size_t S, int Sa, size_t Wt,
+  z3::expr noMatch(Analysis &A, RowCache &Rc, size_t S, int Sa, size_t Wt,
                    const z3::expr &Exit, bool PerBlock, unsigned Wn,
                    const LaunchDims &L) const {
     z3::expr M = matches(A, S, Sa, Wt, Exit);
@@ -148,7 +198,7 @@ public:
       if (!Fixed.count(X.to_string()))
         Xs.push_back(X);
     bool Complete = false;
-    auto Rows = A.enumerate(A.exec(S, Sa), Xs, Wn, L, 64, Complete);
+    auto Rows = Rc.rows(A, A.exec(S, Sa), Xs, Wn, L, 64, Complete);
     if (!Complete) {
       z3::expr_vector BV(A.Z);
       for (const z3::expr &V : All)
@@ -187,8 +237,8 @@ public:
   /// world size \p Wn and launch \p L. The sender's non-rank coordinates
   /// are enumerated (at most 64 assignments) and its rank expanded over
   /// [0, W); std::nullopt if that is not possible.
-  std::optional<z3::expr> arrivals(Analysis &A, size_t S, int Sa, size_t Wt,
-                                   bool PerBlock, unsigned Wn,
+  std::optional<z3::expr> arrivals(Analysis &A, RowCache &Rc, size_t S, int Sa,
+                                   size_t Wt, bool PerBlock, unsigned Wn,
                                    const LaunchDims &L) const {
     const Event &Sig = A.ev(S);
     if (!Sig.Value || Sig.Value->Op != ExprOp::Const || Sig.Value->Value <= 0)
@@ -204,7 +254,7 @@ public:
       if (!Fixed.count(X.to_string()))
         Xs.push_back(X);
     bool Complete = false;
-    auto Rows = A.enumerate(A.exec(S, Sa), Xs, Wn, L, 64, Complete);
+    auto Rows = Rc.rows(A, A.exec(S, Sa), Xs, Wn, L, 64, Complete);
     if (!Complete)
       return std::nullopt;
     z3::expr Sum = A.Z.int_val(0);
@@ -238,7 +288,8 @@ public:
   /// summed (arrivals()). Launches for which \p Skip holds are not tried;
   /// with \p Exact an approximate satisfying assignment does not count.
   /// Found fills \p R; Uncountable when some arrivals cannot be counted.
-  Excess growthExceeds(Analysis &A, size_t Wt, const std::vector<size_t> &Sigs,
+  Excess growthExceeds(Analysis &A, RowCache &Rc, size_t Wt,
+                       const std::vector<size_t> &Sigs,
                        const std::function<z3::expr()> &Base,
                        const std::function<z3::expr()> &Growth,
                        const std::function<bool(const LaunchDims &)> &Skip,
@@ -255,7 +306,7 @@ public:
         z3::expr Sum = A.Z.int_val(0);
         int Agent = 10;
         for (size_t S : Sigs) {
-          auto N = arrivals(A, S, Agent++, Wt, PerBlock, Wn, L);
+          auto N = arrivals(A, Rc, S, Agent++, Wt, PerBlock, Wn, L);
           if (!N)
             return Excess::Uncountable;
           Sum = Sum + *N;
@@ -275,7 +326,8 @@ public:
   /// the same agent, the threshold may grow by more than the arrivals that
   /// the counter signals between them deliver. The counter then falls behind
   /// by a fixed amount per barrier and a later barrier never completes.
-  void checkCounters(Analysis &A, std::vector<Finding> &Out) const {
+  void checkCounters(Analysis &A, RowCache &Rc,
+                     std::vector<Finding> &Out) const {
     for (size_t I = 0; I < A.Waits.size(); ++I) {
       size_t Wa = A.Waits[I];
       const Event &EA = A.ev(Wa);
@@ -309,7 +361,7 @@ public:
         continue;
       Outcome R;
       Excess X = growthExceeds(
-          A, Wb, Between,
+          A, Rc, Wb, Between,
           [&] {
             return A.exec(Wa, 1) && A.exec(Wb, 1) && A.conflict(Wa, 1, Wb, 1);
           },
@@ -434,7 +486,8 @@ public:
   /// later call never completes (the `W * epoch` wait on `W - 1`
   /// arrivals). Calls are assumed to stay in step: the signalling ranks
   /// do not run unboundedly many calls ahead of the waiter.
-  void checkCallCounters(Analysis &A, std::vector<Finding> &Out) const {
+  void checkCallCounters(Analysis &A, RowCache &Rc,
+                         std::vector<Finding> &Out) const {
     if (!launchedOncePerCall(A))
       return;
     for (size_t Wt : A.Waits) {
@@ -467,7 +520,7 @@ public:
       std::string EpVar = "param:" + Ep->Name;
       Outcome R;
       Excess X = growthExceeds(
-          A, Wt, Sigs, [&] { return A.exec(Wt, 1); },
+          A, Rc, Wt, Sigs, [&] { return A.exec(Wt, 1); },
           [&] {
             z3::expr V = A.toInt(EW.Value, 1);
             z3::expr_vector From(A.Z), To(A.Z);
@@ -703,8 +756,9 @@ public:
 
   void checkKernel(Analysis &A, std::vector<Finding> &Out,
                    std::vector<Diagnostic> &Diags) const override {
-    checkCounters(A, Out);
-    checkCallCounters(A, Out);
+    RowCache Rc;
+    checkCounters(A, Rc, Out);
+    checkCallCounters(A, Rc, Out);
     std::set<size_t> Reported;
     for (size_t Wt : A.Waits) {
       const Event &W = A.ev(Wt);
@@ -727,7 +781,7 @@ public:
               W.ExitCond ? A.toBool(W.ExitCond, 1) : A.Z.bool_val(true);
           int Agent = 10;
           for (size_t S : Sigs)
-            Q = Q && noMatch(A, S, Agent++, Wt, Exit, PerBlock, Wn, L);
+            Q = Q && noMatch(A, Rc, S, Agent++, Wt, Exit, PerBlock, Wn, L);
           Analysis::Range Rg = A.range(Wt, 1);
           WitnessSpec Wit = A.agentWitness({1});
           Wit.push_back({"slot", Rg.Lo});
