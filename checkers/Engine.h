@@ -305,6 +305,22 @@ public:
     int64_t Lo, Hi;
   };
 
+  /// The value of \p E for world size \p W when it is built from constants
+  /// and the world size only (`W - 1`, `2 * W`); nullopt otherwise.
+  std::optional<int64_t> valueAtW(const ExprRef &E, unsigned W);
+  /// The range [Lo, Hi) of the variable named \p N ("rank#1", "loop:3#2")
+  /// for world size \p W: ranks, and loop variables with a constant start,
+  /// step 1 and a bound of W or a constant (with \p AnyBound, any bound
+  /// that valueAtW() fixes, such as W - 1), at most 16 values; nullopt for
+  /// other variables.
+  std::optional<std::pair<int64_t, int64_t>>
+  smallRange(const std::string &N, unsigned W, bool AnyBound);
+  /// The variables of the concretized query \p FC (world size \p W) that
+  /// occur inside a non-numeral factor of a non-linear product and have a
+  /// small range (smallRange() with AnyBound): the variables of the
+  /// if-then-else chains of iteProducts(), without a limit on their number.
+  std::vector<SplitVar> chainVars(const z3::expr &FC, unsigned W);
+
 private:
   /// The variables of the concretized query \p FC (world size \p W) that
   /// occur as factors of non-linear products and have a small known range
@@ -346,6 +362,18 @@ private:
   std::optional<bool> PerBlock;
   std::map<unsigned, size_t> LoopFirst, LoopLast; // event index span
 };
+
+/// \p E with every non-linear product `f * t` whose factor f is a split
+/// variable of \p Split, or else a term over split variables only with at
+/// most 256 combinations of their values (a chunk index `(rank - s - 1 +
+/// 2 * W) % W`), replaced by the if-then-else chain over those values
+/// (`ite(V == Lo, f(Lo) * t, ite(V == Lo + 1, ...))`, the last value as the
+/// final else): the same value wherever every split variable lies in its
+/// range, which the queries assert, and linear when t is. Quantifier
+/// bodies are left as they are (docs/checkers.md, "Solver strategy and
+/// limits").
+z3::expr iteProducts(const z3::expr &E,
+                     const std::vector<Analysis::SplitVar> &Split);
 
 //===----------------------------------------------------------------------===//
 // Finding helpers.

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 
@@ -47,9 +48,10 @@ void collectConsts(const z3::expr &E, std::set<unsigned> &Seen,
 }
 
 /// Names of the integer constants that occur as factors of a non-linear
-/// product in \p E.
+/// product in \p E; with \p Inside, also those anywhere inside a factor
+/// (`C * ((rank - s + W) % W)`: C, rank and s).
 void collectProductFactors(const z3::expr &E, std::set<unsigned> &Seen,
-                           std::set<std::string> &Out) {
+                           std::set<std::string> &Out, bool Inside = false) {
   if (!Seen.insert(E.id()).second)
     return;
   if (E.is_app()) {
@@ -57,15 +59,18 @@ void collectProductFactors(const z3::expr &E, std::set<unsigned> &Seen,
       unsigned NonNum = 0;
       for (unsigned I = 0; I < E.num_args(); ++I)
         NonNum += !E.arg(I).is_numeral();
-      if (NonNum >= 2)
-        for (unsigned I = 0; I < E.num_args(); ++I)
-          if (E.arg(I).is_const() && !E.arg(I).is_numeral())
-            Out.insert(E.arg(I).decl().name().str());
+      std::set<unsigned> Seen2;
+      for (unsigned I = 0; I < E.num_args() && NonNum >= 2; ++I) {
+        if (Inside)
+          collectConsts(E.arg(I), Seen2, Out);
+        else if (E.arg(I).is_const() && !E.arg(I).is_numeral())
+          Out.insert(E.arg(I).decl().name().str());
+      }
     }
     for (unsigned I = 0; I < E.num_args(); ++I)
-      collectProductFactors(E.arg(I), Seen, Out);
+      collectProductFactors(E.arg(I), Seen, Out, Inside);
   } else if (E.is_quantifier())
-    collectProductFactors(E.body(), Seen, Out);
+    collectProductFactors(E.body(), Seen, Out, Inside);
 }
 
 /// The "rlimit count" statistic of \p S (0 when absent).
@@ -217,13 +222,99 @@ bool growsWithW(const z3::expr &E, const z3::expr &W, bool Positive,
   return R;
 }
 
-/// \p E with every product `V * t` of a split variable V (range [Lo, Hi),
-/// implied by the query) replaced by the if-then-else chain
-/// `ite(V == Lo, Lo * t, ite(V == Lo + 1, ...))`: the same values inside
-/// the range, and linear when t is. Quantifier bodies are left as they are.
-z3::expr iteProducts(const z3::expr &E,
-                     const std::vector<Analysis::SplitVar> &Split,
-                     std::map<unsigned, z3::expr> &Memo) {
+/// The split variables (indices into \p Split, as a bit mask) that \p E
+/// depends on; nullopt when \p E also depends on another uninterpreted
+/// constant or function, or holds a quantifier.
+std::optional<uint64_t>
+splitDeps(const z3::expr &E, const std::vector<Analysis::SplitVar> &Split,
+          std::map<unsigned, std::optional<uint64_t>> &Memo) {
+  if (auto It = Memo.find(E.id()); It != Memo.end())
+    return It->second;
+  std::optional<uint64_t> R = 0;
+  if (E.is_numeral()) {
+    R = 0;
+  } else if (E.is_const()) {
+    R = std::nullopt;
+    for (size_t S = 0; S < Split.size() && S < 64; ++S)
+      if (z3::eq(E, Split[S].V))
+        R = uint64_t(1) << S;
+  } else if (E.is_app() && E.decl().decl_kind() != Z3_OP_UNINTERPRETED) {
+    for (unsigned I = 0; I < E.num_args() && R; ++I) {
+      std::optional<uint64_t> A = splitDeps(E.arg(I), Split, Memo);
+      R = A ? std::optional<uint64_t>(*R | *A) : std::nullopt;
+    }
+  } else {
+    R = std::nullopt;
+  }
+  Memo.emplace(E.id(), R);
+  return R;
+}
+
+/// Adds to \p Out the values of \p Factor for every combination of values
+/// of the split variables \p Vars[At..] (the earlier ones already
+/// substituted by \p From / \p To); false when one does not simplify to a
+/// numeral.
+bool factorValues(const z3::expr &Factor,
+                  const std::vector<const Analysis::SplitVar *> &Vars,
+                  size_t At, z3::expr_vector &From, z3::expr_vector &To,
+                  std::set<int64_t> &Out) {
+  if (At == Vars.size()) {
+    int64_t V = 0;
+    if (!z3::expr(Factor).substitute(From, To).simplify().is_numeral_i64(V))
+      return false;
+    Out.insert(V);
+    return true;
+  }
+  const Analysis::SplitVar &SV = *Vars[At];
+  for (int64_t X = SV.Lo; X < SV.Hi; ++X) {
+    From.push_back(SV.V);
+    To.push_back(Factor.ctx().int_val(X));
+    bool Ok = factorValues(Factor, Vars, At + 1, From, To, Out);
+    From.resize(From.size() - 1);
+    To.resize(To.size() - 1);
+    if (!Ok)
+      return false;
+  }
+  return true;
+}
+
+/// Largest number of combinations of split-variable values enumerated for
+/// one product factor.
+constexpr uint64_t MaxFactorCombinations = 4096;
+/// Largest number of distinct values of one product factor, the leaves of
+/// its if-then-else chain.
+constexpr size_t MaxChainLeaves = 64;
+
+/// The if-then-else chain of \p Factor * \p Rest over the values that
+/// \p Factor, a term over the split variables \p Vars only, takes while
+/// they lie in their ranges: `ite(Factor == v0, v0 * Rest, ite(Factor ==
+/// v1, ..., vn * Rest))`; nullopt when there are too many.
+std::optional<z3::expr>
+valueChain(const z3::expr &Factor, const z3::expr &Rest,
+           const std::vector<const Analysis::SplitVar *> &Vars) {
+  uint64_t Combinations = 1;
+  for (const Analysis::SplitVar *SV : Vars) {
+    Combinations *= uint64_t(SV->Hi - SV->Lo);
+    if (Combinations > MaxFactorCombinations)
+      return std::nullopt;
+  }
+  z3::context &C = Factor.ctx();
+  z3::expr_vector From(C), To(C);
+  std::set<int64_t> Values;
+  if (!factorValues(Factor, Vars, 0, From, To, Values) || Values.empty() ||
+      Values.size() > MaxChainLeaves)
+    return std::nullopt;
+  auto It = Values.rbegin();
+  z3::expr Chain = C.int_val(*It) * Rest;
+  for (++It; It != Values.rend(); ++It)
+    Chain = z3::ite(Factor == C.int_val(*It), C.int_val(*It) * Rest, Chain);
+  return Chain;
+}
+
+z3::expr iteProductsRec(const z3::expr &E,
+                        const std::vector<Analysis::SplitVar> &Split,
+                        std::map<unsigned, z3::expr> &Memo,
+                        std::map<unsigned, std::optional<uint64_t>> &Deps) {
   if (auto It = Memo.find(E.id()); It != Memo.end())
     return It->second;
   z3::expr R = E;
@@ -231,21 +322,37 @@ z3::expr iteProducts(const z3::expr &E,
     z3::expr_vector Args(E.ctx());
     bool Changed = false;
     for (unsigned I = 0; I < E.num_args(); ++I) {
-      z3::expr A = iteProducts(E.arg(I), Split, Memo);
+      z3::expr A = iteProductsRec(E.arg(I), Split, Memo, Deps);
       Changed |= !z3::eq(A, E.arg(I));
       Args.push_back(A);
     }
-    std::optional<size_t> Which;
-    unsigned At = 0;
-    if (E.decl().decl_kind() == Z3_OP_MUL && Args.size() >= 2)
-      for (unsigned I = 0; I < Args.size() && !Which; ++I)
-        for (size_t S = 0; S < Split.size(); ++S)
-          if (z3::eq(Args[I], Split[S].V)) {
-            Which = S;
-            At = I;
+    // Candidate factors: a split variable itself first, then the terms
+    // over split variables only (a chunk index `(rank - s - 1 + 2 * W) %
+    // W`), in argument order; the first whose chain is small enough wins.
+    std::vector<std::pair<unsigned, std::vector<const Analysis::SplitVar *>>>
+        Cands;
+    if (E.decl().decl_kind() == Z3_OP_MUL && Args.size() >= 2) {
+      for (unsigned I = 0; I < Args.size() && Cands.empty(); ++I)
+        for (const Analysis::SplitVar &SV : Split)
+          if (z3::eq(Args[I], SV.V)) {
+            Cands.push_back({I, {&SV}});
             break;
           }
-    if (Which) {
+      for (unsigned I = 0; I < Args.size(); ++I) {
+        if (Args[I].is_numeral() || (!Cands.empty() && Cands[0].first == I))
+          continue;
+        std::optional<uint64_t> D = splitDeps(Args[I], Split, Deps);
+        if (!D || *D == 0)
+          continue;
+        std::vector<const Analysis::SplitVar *> Over;
+        for (size_t S = 0; S < Split.size() && S < 64; ++S)
+          if (*D >> S & 1)
+            Over.push_back(&Split[S]);
+        Cands.push_back({I, std::move(Over)});
+      }
+    }
+    std::optional<z3::expr> Chain;
+    for (const auto &[At, Over] : Cands) {
       z3::expr Rest = E.ctx().int_val(1);
       bool First = true;
       for (unsigned I = 0; I < Args.size(); ++I)
@@ -253,21 +360,28 @@ z3::expr iteProducts(const z3::expr &E,
           Rest = First ? Args[I] : Rest * Args[I];
           First = false;
         }
-      const Analysis::SplitVar &SV = Split[*Which];
-      const z3::expr &V = SV.V;
-      z3::expr Chain = E.ctx().int_val(SV.Hi - 1) * Rest;
-      for (int64_t X = SV.Hi - 2; X >= SV.Lo; --X)
-        Chain =
-            z3::ite(V == E.ctx().int_val(X), E.ctx().int_val(X) * Rest, Chain);
-      R = Chain;
-    } else if (Changed) {
-      R = E.decl()(Args);
+      Chain = valueChain(Args[At], Rest, Over);
+      if (Chain)
+        break;
     }
+    if (Chain)
+      R = *Chain;
+    else if (Changed)
+      R = E.decl()(Args);
   }
   Memo.emplace(E.id(), R);
   return R;
 }
+} // namespace
 
+z3::expr iteProducts(const z3::expr &E,
+                     const std::vector<Analysis::SplitVar> &Split) {
+  std::map<unsigned, z3::expr> Memo;
+  std::map<unsigned, std::optional<uint64_t>> Deps;
+  return iteProductsRec(E, Split, Memo, Deps);
+}
+
+namespace {
 z3::check_result runSolver(z3::solver &S, std::string &Reason) {
   try {
     return S.check();
@@ -349,37 +463,74 @@ z3::check_result Analysis::runLimited(z3::solver &S, uint64_t Limit,
   return C;
 }
 
+std::optional<int64_t> Analysis::valueAtW(const ExprRef &E, unsigned W) {
+  if (!E)
+    return std::nullopt;
+  switch (E->Op) {
+  case ExprOp::Const:
+    return E->Value;
+  case ExprOp::Var:
+    if (E->Name == "world_size" || var(E->Name, 0).to_string() == "world_size")
+      return int64_t(W);
+    return std::nullopt;
+  case ExprOp::Add:
+  case ExprOp::Sub:
+  case ExprOp::Mul: {
+    auto X = valueAtW(E->Ops[0], W), Y = valueAtW(E->Ops[1], W);
+    if (!X || !Y || std::abs(*X) > (1 << 20) || std::abs(*Y) > (1 << 20))
+      return std::nullopt;
+    return E->Op == ExprOp::Add   ? *X + *Y
+           : E->Op == ExprOp::Sub ? *X - *Y
+                                  : *X * *Y;
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
+std::optional<std::pair<int64_t, int64_t>>
+Analysis::smallRange(const std::string &N, unsigned W, bool AnyBound) {
+  // Ranks in [0, W) and variables of small loops (constant start, step 1,
+  // bound W or a small constant; with AnyBound, any bound that is constant
+  // for a fixed W, such as W - 1).
+  std::optional<std::pair<int64_t, int64_t>> Rg;
+  if (N.rfind("rank#", 0) == 0)
+    Rg = {0, int64_t(W)};
+  else if (N.rfind("loop:", 0) == 0) {
+    unsigned Id = unsigned(std::atoi(N.c_str() + 5));
+    if (const Loop *Lp = K.findLoop(Id)) {
+      auto Init = constOf(Lp->Init);
+      int64_t B = -1;
+      if (auto C2 = constOf(Lp->Bound))
+        B = *C2;
+      else if (Lp->Bound && Lp->Bound->Op == ExprOp::Var &&
+               (Lp->Bound->Name == "world_size" ||
+                var(Lp->Bound->Name, 0).to_string() == "world_size"))
+        B = W;
+      else if (auto C3 = AnyBound ? valueAtW(Lp->Bound, W) : std::nullopt)
+        B = *C3;
+      auto St = constOf(Lp->Step);
+      if (Init && Lp->Ascending && St && *St == 1 && B >= *Init &&
+          B - *Init <= 16)
+        Rg = {*Init, B};
+    }
+  }
+  if (!Rg || Rg->second <= Rg->first)
+    return std::nullopt;
+  return Rg;
+}
+
 std::vector<Analysis::SplitVar> Analysis::splitVars(const z3::expr &FC,
                                                     unsigned W) {
-  // Product factors with a small known range: ranks in [0, W) and
-  // variables of small loops (constant start, bound W or a small constant).
+  // Product factors with a small known range, at most 256 cases together.
   std::set<unsigned> Seen;
   std::set<std::string> Names;
   collectProductFactors(FC, Seen, Names);
   std::vector<SplitVar> Split;
   size_t Cases = 1;
   for (const std::string &N : Names) {
-    std::optional<std::pair<int64_t, int64_t>> Rg;
-    if (N.rfind("rank#", 0) == 0)
-      Rg = {0, int64_t(W)};
-    else if (N.rfind("loop:", 0) == 0) {
-      unsigned Id = unsigned(std::atoi(N.c_str() + 5));
-      if (const Loop *Lp = K.findLoop(Id)) {
-        auto Init = constOf(Lp->Init);
-        int64_t B = -1;
-        if (auto C2 = constOf(Lp->Bound))
-          B = *C2;
-        else if (Lp->Bound && Lp->Bound->Op == ExprOp::Var &&
-                 (Lp->Bound->Name == "world_size" ||
-                  var(Lp->Bound->Name, 0).to_string() == "world_size"))
-          B = W;
-        auto St = constOf(Lp->Step);
-        if (Init && Lp->Ascending && St && *St == 1 && B >= *Init &&
-            B - *Init <= 16)
-          Rg = {*Init, B};
-      }
-    }
-    if (!Rg || Rg->second <= Rg->first)
+    auto Rg = smallRange(N, W, /*AnyBound=*/false);
+    if (!Rg)
       continue;
     size_t Width = size_t(Rg->second - Rg->first);
     if (Cases * Width > 256)
@@ -387,6 +538,18 @@ std::vector<Analysis::SplitVar> Analysis::splitVars(const z3::expr &FC,
     Cases *= Width;
     Split.push_back({Vars.at(N), Rg->first, Rg->second});
   }
+  return Split;
+}
+
+std::vector<Analysis::SplitVar> Analysis::chainVars(const z3::expr &FC,
+                                                    unsigned W) {
+  std::set<unsigned> Seen;
+  std::set<std::string> Names;
+  collectProductFactors(FC, Seen, Names, /*Inside=*/true);
+  std::vector<SplitVar> Split;
+  for (const std::string &N : Names)
+    if (auto Rg = smallRange(N, W, /*AnyBound=*/true))
+      Split.push_back({Vars.at(N), Rg->first, Rg->second});
   return Split;
 }
 
@@ -406,19 +569,38 @@ z3::check_result Analysis::decide(const z3::expr &FC, unsigned W,
     }
   uint64_t Budget = queryLimit();
   z3::check_result C = z3::unknown;
-  // Products of a small-range variable (a rank, a short loop's variable)
-  // with another term: rewritten into if-then-else chains over the range,
-  // the query is linear and exact; Z3 explores the cases itself, with
-  // conflict learning across them (docs/checkers.md, "Solver strategy and
-  // limits").
+  // Products of a small-range variable (a rank, a short loop's variable),
+  // or of a term over such variables only (a ring step's chunk index), with
+  // another term: rewritten into if-then-else chains over the factor's
+  // values, the query is linear and exact; Z3 explores the cases itself,
+  // with conflict learning across them (docs/checkers.md, "Solver strategy
+  // and limits").
   std::vector<SplitVar> Split = splitVars(FC, W);
-  if (!Split.empty()) {
-    std::map<unsigned, z3::expr> Memo;
-    z3::solver S(Z);
-    S.add(iteProducts(FC, Split, Memo));
-    C = runLimited(S, Budget, Reason);
-    if (C == z3::sat)
-      Model = S.get_model();
+  std::vector<SplitVar> Chain = chainVars(FC, W);
+  if (!Chain.empty()) {
+    z3::expr G = iteProducts(FC, Chain);
+    // An unsatisfiability filter first: arithmetic purification and
+    // equation solving before the SMT core decide the chain queries of a
+    // ring schedule several times faster than the default solver. Only
+    // its unsat answers are taken; anything else goes on to the default
+    // solver, whose models (the witnesses of findings) stay as they were.
+    {
+      z3::solver T =
+          (z3::tactic(Z, "simplify") & z3::tactic(Z, "purify-arith") &
+           z3::tactic(Z, "solve-eqs") & z3::tactic(Z, "smt"))
+              .mk_solver();
+      T.add(G);
+      std::string Why;
+      if (runLimited(T, Budget / 4, Why) == z3::unsat)
+        C = z3::unsat;
+    }
+    if (C != z3::unsat) {
+      z3::solver S(Z);
+      S.add(G);
+      C = runLimited(S, Budget, Reason);
+      if (C == z3::sat)
+        Model = S.get_model();
+    }
   }
   if (C == z3::unknown && !BudgetHit) {
     z3::solver S(Z);
@@ -588,6 +770,8 @@ Outcome Analysis::solve(const z3::expr &F, const WitnessSpec &Wit,
       if (Trace)
         std::fprintf(stderr, "  [solve %s W=%u] ", K.Name.c_str(), W);
       auto T1 = std::chrono::steady_clock::now();
+      std::clock_t Cpu1 = std::clock();
+      uint64_t Spent1 = Spent;
       unsigned Hits = CacheHits;
       z3::expr FC = concretize(F, W, L) && Params;
       std::optional<z3::model> Mo;
@@ -595,12 +779,14 @@ Outcome Analysis::solve(const z3::expr &F, const WitnessSpec &Wit,
       z3::check_result C = decide(FC, W, Mo, Why);
       if (Trace)
         std::fprintf(
-            stderr, "%s %.3fs%s\n",
+            stderr, "%s %.3fs (cpu %.3fs, %llu units)%s\n",
             C == z3::sat     ? "sat"
             : C == z3::unsat ? "unsat"
                              : "unknown",
             std::chrono::duration<double>(std::chrono::steady_clock::now() - T1)
                 .count(),
+            double(std::clock() - Cpu1) / CLOCKS_PER_SEC,
+            static_cast<unsigned long long>(Spent - Spent1),
             CacheHits != Hits ? " (cached)" : "");
       if (C == z3::sat && Mo) {
         R.K = Outcome::Sat;

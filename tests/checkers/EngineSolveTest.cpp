@@ -184,6 +184,116 @@ TEST(EngineSolve, QueryCutByTheBudgetIsNotCachedForTheNextChecker) {
   EXPECT_EQ(B.CacheHits, 0u);
 }
 
+/// True if \p E holds a product of two or more non-numeral factors.
+bool hasNonLinearProduct(const z3::expr &E) {
+  if (!E.is_app())
+    return false;
+  if (E.decl().decl_kind() == Z3_OP_MUL) {
+    unsigned NonNum = 0;
+    for (unsigned I = 0; I < E.num_args(); ++I)
+      NonNum += !E.arg(I).is_numeral();
+    if (NonNum >= 2)
+      return true;
+  }
+  for (unsigned I = 0; I < E.num_args(); ++I)
+    if (hasNonLinearProduct(E.arg(I)))
+      return true;
+  return false;
+}
+
+TEST(EngineSolve, ChunkIndexTimesChunkBecomesALinearChain) {
+  KB K;
+  K.launch(4, 256);
+  Fixture F(K);
+  Analysis &A = *F;
+  // The chunk of a ring step at W = 4: ((r - s - 1 + 8) % 4) * n, with r
+  // in [0, 4) and s in [0, 3).
+  z3::expr R = A.rank(1), S = A.var("loop:1", 1), N = A.var("param:n", 0);
+  z3::expr P = z3::mod(R - S - 1 + 8, A.Z.int_val(4)) * N;
+  std::vector<Analysis::SplitVar> Split = {{R, 0, 4}, {S, 0, 3}};
+  z3::expr G = iteProducts(P, Split);
+  ASSERT_TRUE(hasNonLinearProduct(P));
+  EXPECT_FALSE(hasNonLinearProduct(G));
+  // One leaf per value of the factor (4), not per (r, s) pair (12).
+  unsigned Ites = 0;
+  for (z3::expr E = G; E.is_app() && E.decl().decl_kind() == Z3_OP_ITE;
+       E = E.arg(2))
+    ++Ites;
+  EXPECT_EQ(Ites, 3u);
+  // The same value for every r and s in range.
+  for (int Rv = 0; Rv < 4; ++Rv)
+    for (int Sv = 0; Sv < 3; ++Sv) {
+      z3::expr_vector From(A.Z), To(A.Z);
+      From.push_back(R);
+      From.push_back(S);
+      To.push_back(A.Z.int_val(Rv));
+      To.push_back(A.Z.int_val(Sv));
+      z3::expr Diff =
+          z3::expr(G).substitute(From, To) != z3::expr(P).substitute(From, To);
+      EXPECT_EQ(check(A, Diff), z3::unsat) << Rv << " " << Sv;
+    }
+  // A factor that mentions another variable stays a product.
+  z3::expr Q = (R + N) * N;
+  EXPECT_TRUE(z3::eq(iteProducts(Q, Split), Q));
+}
+
+TEST(EngineSolve, LoopBoundedByWMinusOneHasASmallRange) {
+  KB K;
+  K.launch(4, 256);
+  unsigned L = K.beginLoop(c(0), W() - c(1), c(1), "s");
+  K.endLoop();
+  Fixture F(K);
+  Analysis &A = *F;
+  EXPECT_EQ(A.valueAtW(W() * c(2) - c(1), 5), std::optional<int64_t>(9));
+  EXPECT_EQ(A.valueAtW(v("param:n") + c(1), 5), std::nullopt);
+  std::string S = "loop:" + std::to_string(L) + "#1";
+  using Rg = std::optional<std::pair<int64_t, int64_t>>;
+  EXPECT_EQ(A.smallRange(S, 5, /*AnyBound=*/true), Rg({0, 4}));
+  // The case split of step 4 keeps its bounds (W or a constant).
+  EXPECT_EQ(A.smallRange(S, 5, /*AnyBound=*/false), std::nullopt);
+  EXPECT_EQ(A.smallRange("rank#2", 5, false), Rg({0, 5}));
+  // Every variable inside a product's factor is a chain variable.
+  z3::expr Sv = A.var("loop:" + std::to_string(L), 1);
+  z3::expr FC =
+      z3::mod(A.rank(1) - Sv + 5, A.Z.int_val(5)) * A.var("param:n", 0) ==
+      A.var("x", 1);
+  std::vector<Analysis::SplitVar> Ch = A.chainVars(FC, 5);
+  ASSERT_EQ(Ch.size(), 2u);
+  std::set<std::string> Names;
+  for (const Analysis::SplitVar &V : Ch)
+    Names.insert(V.V.to_string());
+  EXPECT_EQ(Names, (std::set<std::string>{"|" + S + "|", "|rank#1|"}));
+}
+
+TEST(EngineSolve, RingScheduleChunksAreDecided) {
+  KB K;
+  K.launch(4, 256);
+  unsigned L = K.beginLoop(c(0), W() - c(1), c(1), "s");
+  K.endLoop();
+  Fixture F(K);
+  Analysis &A = *F;
+  // Rank r sends chunk (r - s - 1 + 2W) % W of C = ceil(n / W) elements
+  // in step s: at one step, two ranks never send the same chunk.
+  z3::expr Wv = A.var("world_size", 0), N = A.var("param:n", 0);
+  z3::expr C = (N + Wv - 1) / Wv;
+  auto Step = [&](int Ag) { return A.var("loop:" + std::to_string(L), Ag); };
+  auto Elem = [&](int Ag) {
+    z3::expr J = A.var("j", Ag);
+    return z3::mod(A.rank(Ag) - Step(Ag) - 1 + 2 * Wv, Wv) * C + J;
+  };
+  z3::expr Base = A.agentRange(1) && A.agentRange(2) && !A.sameRank(1, 2) &&
+                  N > 0 && Elem(1) == Elem(2);
+  for (int Ag = 1; Ag <= 2; ++Ag)
+    Base = Base && Step(Ag) >= 0 && Step(Ag) < Wv - 1 && A.var("j", Ag) >= 0 &&
+           A.var("j", Ag) < C;
+  Outcome U = A.solve(Base && Step(1) == Step(2), {});
+  EXPECT_EQ(U.K, Outcome::Unsat);
+  // In different steps they do, from W = 3 on (W = 2 has one step).
+  Outcome S = A.solve(Base, A.agentWitness({1, 2}));
+  ASSERT_TRUE(S.sat());
+  EXPECT_EQ(S.W, 3u);
+}
+
 } // namespace
 
 TEST(EngineSolve, SolverErrorIsANoteWithItsCode) {
