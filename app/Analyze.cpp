@@ -232,15 +232,20 @@ static FileReport analyzeFileHere(const std::string &Path,
                     {"kernel", K}});
         };
       unsigned Done = 0;
+      // Skip what cannot fire (docs/checkers.md): a checker whose
+      // preconditions the model lacks is not run; its phase time is 0.
+      const unsigned Features = modelFeatures(M);
       for (const auto &C : allCheckers()) {
         if (!isCheckEnabled(C->info().Id, Opts.Checks))
           continue;
-        if (CO.OnProgress && !C->isPerKernel())
+        const bool Applies = C->appliesTo(Features);
+        if (CO.OnProgress && !C->isPerKernel() && Applies)
           CO.OnProgress(C->info().Id, ""); // per-kernel ones report each
                                            // kernel themselves
         auto T0 = std::chrono::steady_clock::now();
-        C->check(M, CO, R.Findings, R.Diags);
-        R.PhaseSeconds[C->info().Id] = Since(T0);
+        if (Applies)
+          C->check(M, CO, R.Findings, R.Diags);
+        R.PhaseSeconds[C->info().Id] = Applies ? Since(T0) : 0.0;
         ++Done;
         if (Sink) {
           FileReport P = R;

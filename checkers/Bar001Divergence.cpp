@@ -69,6 +69,7 @@ public:
                  "A block or grid barrier is reached by some threads and "
                  "skipped by others (branch, loop trip count, early return).",
                  "bar-001", ExplainsDeadlock | ExplainsUnwrittenOutput)
+  PKB_CHECK_NEEDS(HasBarrier)
 
   void checkKernel(Analysis &A, std::vector<Finding> &Out,
                    std::vector<Diagnostic> &Diags) const override {
@@ -80,9 +81,8 @@ public:
       auto Group = [&]() {
         return Grid ? A.sameRank(1, 2) : A.sameRank(1, 2) && A.sameBlock(1, 2);
       };
-      A.Approx = false;
-      z3::expr Reach2 = A.guardOf(B, 2);
-      z3::expr Q = A.exec(B, 1) && A.agentRange(2) && Group();
+      Encoded Reach2 = A.guardOf(B, 2);
+      Encoded Q = A.exec(B, 1) && A.agentRange(2) && Group();
       for (unsigned L : E.Loops) {
         Q = Q && A.iterVar(L, 2) == A.iterVar(L, 1) && A.loopDef(L, 2);
         Reach2 = Reach2 && A.loopBound(L, 2);
@@ -94,7 +94,7 @@ public:
           if (P == B || A.ev(P).Loops != E.Loops ||
               namedBarrierKey(A.ev(P)) != Key)
             continue;
-          z3::expr ReachP = A.guardOf(P, 2);
+          Encoded ReachP = A.guardOf(P, 2);
           for (unsigned L : E.Loops)
             ReachP = ReachP && A.loopBound(L, 2);
           Reach2 = Reach2 || ReachP;
@@ -119,8 +119,7 @@ public:
         for (size_t X = 0; X < B && !R.sat(); ++X) {
           if (A.ev(X).Kind != EventKind::Return)
             continue;
-          A.Approx = false;
-          z3::expr Q2 = A.exec(X, 1) && A.exec(B, 2) && Group();
+          Encoded Q2 = A.exec(X, 1) && A.exec(B, 2) && Group();
           R = A.solve(Q2, Wit);
           if (R.sat())
             Ret = X;

@@ -74,6 +74,7 @@ public:
                  "A cross-rank wait has no matching signal for some world "
                  "size (rank-divergent barrier): deadlock.",
                  "bar-002", ExplainsDeadlock)
+  PKB_CHECK_NEEDS(HasWait)
 
   /// The launch-argument key of base \p Base of kernel \p K at launch
   /// \p L: the argument text of the parameter the base belongs to, plus
@@ -152,12 +153,13 @@ public:
   /// it executes, writes the polled bytes and (for a plain store whose
   /// value is known and a wait whose exit condition is over the polled
   /// value alone) stores a value that satisfies \p Exit. An
-  /// over-approximation of "ends the wait".
-  static z3::expr matches(Analysis &A, size_t S, int Sa, size_t Wt,
-                          const z3::expr &Exit) {
+  /// over-approximation of "ends the wait". Approximate when the signal's
+  /// instance or its compared value is.
+  static Encoded matches(Analysis &A, size_t S, int Sa, size_t Wt,
+                         const Encoded &Exit) {
     const Event &Sig = A.ev(S);
     const Event &W = A.ev(Wt);
-    z3::expr M = A.exec(S, Sa) && A.conflict(S, Sa, Wt, 1);
+    Encoded M = A.exec(S, Sa) && A.conflict(S, Sa, Wt, 1);
     bool Counter =
         isRmwEvent(Sig) && Sig.Rmw != RmwOp::Exch && Sig.Rmw != RmwOp::Cas;
     bool SimpleExit =
@@ -171,8 +173,9 @@ public:
     if (!Counter && Sig.Value && SimpleExit) {
       z3::expr_vector From(A.Z), To(A.Z);
       From.push_back(A.var("polled", 1));
-      To.push_back(A.toInt(Sig.Value, Sa));
-      M = M && z3::expr(Exit).substitute(From, To);
+      Encoded V = A.toInt(Sig.Value, Sa);
+      To.push_back(V.Term);
+      M = M && Exit.substitute(From, To).orApprox(V.Approx);
     }
     return M;
   }
@@ -182,11 +185,12 @@ public:
   /// 64 assignments) and its rank expanded over [0, W), giving a
   /// quantifier-free conjunction; with more assignments a universal
   /// quantifier is used instead. Per-block sync fixes the sender's block
-  /// to the waiter's.
-  z3::expr noMatch(Analysis &A, RowCache &Rc, size_t S, int Sa, size_t Wt,
-                   const z3::expr &Exit, bool PerBlock, unsigned Wn,
-                   const LaunchDims &L) const {
-    z3::expr M = matches(A, S, Sa, Wt, Exit);
+  /// to the waiter's. Approximate when matches() is (also when no
+  /// assignment is enumerated).
+  Encoded noMatch(Analysis &A, RowCache &Rc, size_t S, int Sa, size_t Wt,
+                  const Encoded &Exit, bool PerBlock, unsigned Wn,
+                  const LaunchDims &L) const {
+    Encoded M = matches(A, S, Sa, Wt, Exit);
     std::vector<z3::expr> All = A.agentVars(Sa);
     std::vector<z3::expr> Xs;
     z3::expr RankS = A.rank(Sa);
@@ -203,9 +207,9 @@ public:
       z3::expr_vector BV(A.Z);
       for (const z3::expr &V : All)
         BV.push_back(V);
-      return BV.empty() ? !M : z3::forall(BV, !M);
+      return BV.empty() ? !M : forall(BV, !M);
     }
-    z3::expr R = A.Z.bool_val(true);
+    Encoded R = Encoded(A.Z.bool_val(true)).orApprox(M.Approx);
     for (unsigned Rs = 0; Rs < Wn; ++Rs)
       for (const auto &Row : Rows) {
         z3::expr_vector From(A.Z), To(A.Z);
@@ -220,7 +224,7 @@ public:
             From.push_back(A.var(D, Sa));
             To.push_back(A.var(D, 1));
           }
-        R = R && !z3::expr(M).substitute(From, To);
+        R = R && !M.substitute(From, To);
       }
     return R;
   }
@@ -236,14 +240,15 @@ public:
   /// counter signal \p S, as an integer term over agent 1's variables, for
   /// world size \p Wn and launch \p L. The sender's non-rank coordinates
   /// are enumerated (at most 64 assignments) and its rank expanded over
-  /// [0, W); std::nullopt if that is not possible.
-  std::optional<z3::expr> arrivals(Analysis &A, RowCache &Rc, size_t S, int Sa,
-                                   size_t Wt, bool PerBlock, unsigned Wn,
-                                   const LaunchDims &L) const {
+  /// [0, W); std::nullopt if that is not possible. Approximate when the
+  /// signal's instance is (also when no assignment is enumerated).
+  std::optional<Encoded> arrivals(Analysis &A, RowCache &Rc, size_t S, int Sa,
+                                  size_t Wt, bool PerBlock, unsigned Wn,
+                                  const LaunchDims &L) const {
     const Event &Sig = A.ev(S);
     if (!Sig.Value || Sig.Value->Op != ExprOp::Const || Sig.Value->Value <= 0)
       return std::nullopt;
-    z3::expr M = A.exec(S, Sa) && A.conflict(S, Sa, Wt, 1);
+    Encoded M = A.exec(S, Sa) && A.conflict(S, Sa, Wt, 1);
     std::vector<z3::expr> All = A.agentVars(Sa), Xs;
     z3::expr RankS = A.rank(Sa);
     std::set<std::string> Fixed = {RankS.to_string()};
@@ -257,7 +262,7 @@ public:
     auto Rows = Rc.rows(A, A.exec(S, Sa), Xs, Wn, L, 64, Complete);
     if (!Complete)
       return std::nullopt;
-    z3::expr Sum = A.Z.int_val(0);
+    Encoded Sum = Encoded(A.Z.int_val(0)).orApprox(M.Approx);
     for (unsigned Rs = 0; Rs < Wn; ++Rs)
       for (const auto &Row : Rows) {
         z3::expr_vector From(A.Z), To(A.Z);
@@ -272,8 +277,8 @@ public:
             From.push_back(A.var(D, Sa));
             To.push_back(A.var(D, 1));
           }
-        Sum = Sum + z3::ite(z3::expr(M).substitute(From, To),
-                            A.Z.int_val(Sig.Value->Value), A.Z.int_val(0));
+        Sum = Sum + ite(M.substitute(From, To), A.Z.int_val(Sig.Value->Value),
+                        A.Z.int_val(0));
       }
     return Sum;
   }
@@ -290,8 +295,8 @@ public:
   /// Found fills \p R; Uncountable when some arrivals cannot be counted.
   Excess growthExceeds(Analysis &A, RowCache &Rc, size_t Wt,
                        const std::vector<size_t> &Sigs,
-                       const std::function<z3::expr()> &Base,
-                       const std::function<z3::expr()> &Growth,
+                       const std::function<Encoded()> &Base,
+                       const std::function<Encoded()> &Growth,
                        const std::function<bool(const LaunchDims &)> &Skip,
                        Outcome &R, bool Exact = false) const {
     bool PerBlock = A.perBlockSync();
@@ -301,9 +306,8 @@ public:
       for (const LaunchDims &L : A.launches()) {
         if (Skip(L))
           continue;
-        A.Approx = false;
-        z3::expr Q = Base();
-        z3::expr Sum = A.Z.int_val(0);
+        Encoded Q = Base();
+        Encoded Sum = A.Z.int_val(0);
         int Agent = 10;
         for (size_t S : Sigs) {
           auto N = arrivals(A, Rc, S, Agent++, Wt, PerBlock, Wn, L);
@@ -311,12 +315,12 @@ public:
             return Excess::Uncountable;
           Sum = Sum + *N;
         }
-        z3::expr G = Growth();
+        Encoded G = Growth();
         WitnessSpec Wit = A.agentWitness({1});
         Wit.push_back({"growth", G});
         Wit.push_back({"arrivals", Sum});
         R = A.solve(Q && G > Sum, Wit, {Wn}, &L);
-        if (R.sat() && !(Exact && A.Approx))
+        if (R.sat() && !(Exact && R.Approx))
           return Excess::Found;
       }
     return Excess::None;
@@ -362,10 +366,12 @@ public:
       Outcome R;
       Excess X = growthExceeds(
           A, Rc, Wb, Between,
-          [&] {
+          [&]() -> Encoded {
             return A.exec(Wa, 1) && A.exec(Wb, 1) && A.conflict(Wa, 1, Wb, 1);
           },
-          [&] { return A.toInt(EB.Value, 1) - A.toInt(EA.Value, 1); },
+          [&]() -> Encoded {
+            return A.toInt(EB.Value, 1) - A.toInt(EA.Value, 1);
+          },
           [](const LaunchDims &) { return false; }, R);
       if (X == Excess::Uncountable)
         return;
@@ -520,13 +526,13 @@ public:
       std::string EpVar = "param:" + Ep->Name;
       Outcome R;
       Excess X = growthExceeds(
-          A, Rc, Wt, Sigs, [&] { return A.exec(Wt, 1); },
-          [&] {
-            z3::expr V = A.toInt(EW.Value, 1);
+          A, Rc, Wt, Sigs, [&]() -> Encoded { return A.exec(Wt, 1); },
+          [&]() -> Encoded {
+            Encoded V = A.toInt(EW.Value, 1);
             z3::expr_vector From(A.Z), To(A.Z);
             From.push_back(A.var(EpVar, 0));
             To.push_back(A.var(EpVar, 0) + 1);
-            return z3::expr(V).substitute(From, To) - V;
+            return V.substitute(From, To) - V;
           },
           // A launch that binds the epoch to a constant: SIG-002's case.
           [&](const LaunchDims &L) { return L.Bind.count(EpVar) != 0; }, R,
@@ -580,9 +586,9 @@ public:
   /// under-approximation of "some thread of the block waits", kept
   /// quantifier-free and cheap: the waiting threads of a cross-rank barrier
   /// are the first W <= 8 threads.
-  static z3::expr someThreadWaits(Analysis &A, size_t Wq, int Ag) {
-    z3::expr Own = A.exec(Wq, Ag);
-    z3::expr Any = Own;
+  static Encoded someThreadWaits(Analysis &A, size_t Wq, int Ag) {
+    Encoded Own = A.exec(Wq, Ag);
+    Encoded Any = Own;
     for (int C = 0; C < 8; ++C) {
       z3::expr_vector From(A.Z), To(A.Z);
       From.push_back(A.var("tid.x", Ag));
@@ -591,7 +597,7 @@ public:
       To.push_back(A.Z.int_val(0));
       From.push_back(A.var("tid.z", Ag));
       To.push_back(A.Z.int_val(0));
-      Any = Any || z3::expr(Own).substitute(From, To);
+      Any = Any || Own.substitute(From, To);
     }
     return Any;
   }
@@ -613,10 +619,9 @@ public:
     z3::expr_vector From(A.Z), To(A.Z);
     From.push_back(A.var("polled", 1));
     To.push_back(A.Z.int_val(0));
-    A.Approx = false;
-    z3::expr Q = A.exec(Wt, 1) && A.toBool(W.ExitCond, 1).substitute(From, To);
+    Encoded Q = A.exec(Wt, 1) && A.toBool(W.ExitCond, 1).substitute(From, To);
     Outcome R = A.solve(Q, {}, {Wn}, &L);
-    return R.sat() || R.unknown() || A.Approx;
+    return R.sat() || R.unknown() || R.Approx;
   }
 
   /// Wait-for cycles across ranks. For world size W and launch L, the
@@ -647,7 +652,7 @@ public:
           if (!opensOnZero(A, Wt, Wn, L))
             E.insert(Wt);
         auto blocked = [&](size_t S) {
-          z3::expr B = A.Z.bool_val(false);
+          Encoded B = A.Z.bool_val(false);
           for (size_t Wq : E) {
             Behind H = behind(A, Wq, S);
             if (H.Barrier)
@@ -661,14 +666,13 @@ public:
           Changed = false;
           for (size_t Wt : std::set<size_t>(E)) {
             const Event &W = A.ev(Wt);
-            z3::expr Exit =
+            Encoded Exit =
                 W.ExitCond ? A.toBool(W.ExitCond, 1) : A.Z.bool_val(true);
             for (size_t S : SigsOf.at(Wt)) {
-              A.Approx = false;
-              z3::expr Q =
+              Encoded Q =
                   A.exec(Wt, 1) && matches(A, S, 2, Wt, Exit) && !blocked(S);
               Outcome R = A.solve(Q, {}, {Wn}, &L);
-              if (R.sat() || R.unknown() || A.Approx) {
+              if (R.sat() || R.unknown() || R.Approx) {
                 E.erase(Wt);
                 Changed = true;
                 break;
@@ -692,7 +696,7 @@ public:
           // The witness: an executed instance of the wait, a signal that
           // would end it, and the wait that keeps that signal back.
           const Event &W = A.ev(Wt);
-          z3::expr Exit =
+          Encoded Exit =
               W.ExitCond ? A.toBool(W.ExitCond, 1) : A.Z.bool_val(true);
           for (size_t S : SigsOf.at(Wt)) {
             std::optional<size_t> By;
@@ -706,10 +710,9 @@ public:
             }
             if (!By)
               continue;
-            A.Approx = false;
-            z3::expr Q = A.exec(Wt, 1) && matches(A, S, 2, Wt, Exit);
+            Encoded Q = A.exec(Wt, 1) && matches(A, S, 2, Wt, Exit);
             Outcome R = A.solve(Q, A.agentWitness({1, 2}), {Wn}, &L);
-            if (!R.sat() || A.Approx)
+            if (!R.sat() || R.Approx)
               continue;
             const Event &Sig = A.ev(S);
             const Event &Q2 = A.ev(*By);
@@ -767,7 +770,6 @@ public:
       std::vector<size_t> Sigs;
       if (!signalsOf(A, Wt, Sigs))
         continue;
-      A.Approx = false;
       bool PerBlock = A.perBlockSync();
       Outcome R;
       std::vector<unsigned> Ws = A.O.WorldSizes;
@@ -775,13 +777,15 @@ public:
       bool Found = false, Unknown = false;
       for (unsigned Wn : Ws) {
         for (const LaunchDims &L : A.launches()) {
-          A.Approx = false;
-          z3::expr Q = A.exec(Wt, 1);
-          z3::expr Exit =
+          Encoded Q = A.exec(Wt, 1);
+          Encoded Exit =
               W.ExitCond ? A.toBool(W.ExitCond, 1) : A.Z.bool_val(true);
           int Agent = 10;
           for (size_t S : Sigs)
             Q = Q && noMatch(A, Rc, S, Agent++, Wt, Exit, PerBlock, Wn, L);
+          // The claim rests on the exit condition also where no signal
+          // value is compared with it.
+          Q = Q.orApprox(Exit.Approx);
           Analysis::Range Rg = A.range(Wt, 1);
           WitnessSpec Wit = A.agentWitness({1});
           Wit.push_back({"slot", Rg.Lo});

@@ -19,6 +19,7 @@ public:
                  "A single-thread (single-block) signal is not preceded, or "
                  "wait not followed, by __syncthreads() (grid sync).",
                  "bar-003", ExplainsOutputMismatch)
+  PKB_CHECK_NEEDS(HasSignal | HasWait)
 
   /// Finds an access by another thread (block) of the same rank on the
   /// wrong side of sync event S with no barrier of the right kind between.
@@ -36,8 +37,7 @@ public:
           Separated = true;
       if (Separated)
         continue;
-      A.Approx = false;
-      z3::expr Q = A.exec(S, 1) && A.exec(D, 2) && A.sameRank(1, 2);
+      Encoded Q = A.exec(S, 1) && A.exec(D, 2) && A.sameRank(1, 2);
       if (GridLevel)
         Q = Q && !A.sameBlock(1, 2) && !A.blockGuard(S, 2);
       else
@@ -101,16 +101,14 @@ public:
       if (!A.isCrossRankFlag(A.ev(S).Addr.Base))
         continue;
       // Does every thread of the block execute it?
-      A.Approx = false;
-      z3::expr Partial = A.exec(S, 1) && A.agentRange(2) && A.sameRank(1, 2) &&
-                         A.sameBlock(1, 2) && !A.guardOf(S, 2);
+      Encoded Partial = A.exec(S, 1) && A.agentRange(2) && A.sameRank(1, 2) &&
+                        A.sameBlock(1, 2) && !A.guardOf(S, 2);
       Outcome P = A.solve(Partial, {});
       if ((P.sat() || P.unknown()) &&
           check(A, S, Before, /*GridLevel=*/false, Out, Diags))
         continue;
-      A.Approx = false;
-      z3::expr PartialGrid = A.exec(S, 1) && A.agentRange(2) &&
-                             A.sameRank(1, 2) && !A.blockGuard(S, 2);
+      Encoded PartialGrid = A.exec(S, 1) && A.agentRange(2) &&
+                            A.sameRank(1, 2) && !A.blockGuard(S, 2);
       Outcome PG = A.solve(PartialGrid, {});
       if (PG.sat() || PG.unknown())
         check(A, S, Before, /*GridLevel=*/true, Out, Diags);

@@ -75,6 +75,7 @@ public:
                  "A buffer that peers read is overwritten by the next call "
                  "with nothing ordering the peers' reads first.",
                  "bar-004", ExplainsCrossCallRace | ExplainsOutputMismatch)
+  PKB_CHECK_NEEDS(HasPeerWrite | HasHostOps)
 
   void check(const ModuleModel &M, const CheckOptions &Opts,
              std::vector<Finding> &Out,
@@ -115,7 +116,6 @@ public:
         for (size_t S : Syncs)
           if (S > R || S < W)
             Between.push_back(S);
-        A.Approx = false;
         // The write belongs to the next call: call-counter parameters
         // (the Epoch role of enrich()) are one larger there (double
         // buffering by `epoch & 1` is then seen).
@@ -126,11 +126,11 @@ public:
             From.push_back(V);
             To.push_back(V + 1);
           }
-        auto Next = [&](const z3::expr &E) {
-          return From.empty() ? E : z3::expr(E).substitute(From, To);
+        auto Next = [&](const Encoded &E) {
+          return From.empty() ? E : E.substitute(From, To);
         };
         Analysis::Range RW = A.range(W, 1), RR = A.range(R, 2);
-        z3::expr Conflict =
+        Encoded Conflict =
             A.ev(W).Addr.Base.empty() || A.isShared(W) != A.isShared(R)
                 ? A.Z.bool_val(false)
                 : Next(RW.Owner) == RR.Owner && Next(RW.Lo) < RR.Hi &&
@@ -139,7 +139,7 @@ public:
         // byte offsets): each access stays inside its half (one past it is
         // an out-of-bounds bug of its own), so call k+1 writes the other
         // half than call k reads.
-        auto Half = [&](size_t I, int Ag, z3::expr &Term, z3::expr &Size,
+        auto Half = [&](size_t I, int Ag, Encoded &Term, Encoded &Size,
                         ExprRef &Par) {
           ExprRef Sz;
           if (ExprRef T = parityTerm(A.ev(I).Addr.Index, A.K, Sz, Par)) {
@@ -155,7 +155,8 @@ public:
           }
           return false;
         };
-        z3::expr TW(A.Z), SW(A.Z), TR(A.Z), SR(A.Z);
+        Encoded TW = z3::expr(A.Z), SW = z3::expr(A.Z), TR = z3::expr(A.Z),
+                SR = z3::expr(A.Z);
         ExprRef PW, PR;
         if (Half(W, 1, TW, SW, PW) && Half(R, 2, TR, SR, PR)) {
           // Decided without the solver (docs/checkers.md, BAR-004): both
@@ -165,14 +166,19 @@ public:
           // which is what the query below proves in every case.
           std::string EW = plainEpochParity(PW, A.K);
           if (!EW.empty() && EW == plainEpochParity(PR, A.K) &&
-              z3::eq(Next(SW).simplify(), SR.simplify()))
+              z3::eq(Next(SW).Term.simplify(), SR.Term.simplify()))
             continue;
-          z3::expr RestW = Next(RW.Lo - TW), RestR = RR.Lo - TR;
+          Encoded RestW = Next(RW.Lo - TW), RestR = RR.Lo - TR;
           Conflict = Conflict && RestW >= 0 &&
                      RestW + Next(RW.Hi - RW.Lo) <= Next(SW) && RestR >= 0 &&
                      RestR + (RR.Hi - RR.Lo) <= SR;
+        } else {
+          // The write's halves were translated but not used: they still
+          // make the answer approximate when they were (as the parity
+          // reasoning was attempted on approximate terms).
+          Conflict = Conflict.orApprox(TW.Approx || SW.Approx);
         }
-        z3::expr Q =
+        Encoded Q =
             Next(A.exec(W, 1)) && A.exec(R, 2) && !A.sameRank(1, 2) && Conflict;
         if (!Between.empty())
           Q = Q && !A.crossSep(Between, 2, 1);

@@ -23,6 +23,7 @@ public:
                  "A grid-wide (spin) barrier needs all blocks co-resident "
                  "but the launch is neither cooperative nor bounded.",
                  "bar-005", ExplainsDeadlock)
+  PKB_CHECK_NEEDS(HasBarrier | HasWait)
 
   /// 1: every launch is cooperative or has a constant grid that fits;
   /// 0: some launch is not; -1: no launch site known.
@@ -38,9 +39,8 @@ public:
       for (const ExprRef &E : {L.GridX, L.GridY, L.GridZ}) {
         if (!E)
           continue;
-        bool Saved = A.Approx;
-        z3::expr X = A.toInt(E, 0).simplify();
-        A.Approx = Saved;
+        // Only a constant grid counts: the flag does not matter.
+        z3::expr X = A.toInt(E, 0).Term.simplify();
         int64_t V = 0;
         if (!X.is_numeral_i64(V))
           return 0;
@@ -78,9 +78,8 @@ public:
       for (size_t S : A.Signals) {
         if (A.ev(S).Addr.Base != W.Addr.Base)
           continue;
-        A.Approx = false;
-        z3::expr Q = A.exec(S, 1) && A.exec(Wt, 2) && A.sameRank(1, 2) &&
-                     !A.sameBlock(1, 2) && A.conflict(S, 1, Wt, 2);
+        Encoded Q = A.exec(S, 1) && A.exec(Wt, 2) && A.sameRank(1, 2) &&
+                    !A.sameBlock(1, 2) && A.conflict(S, 1, Wt, 2);
         Outcome R = A.solve(Q, {});
         if (R.sat() || R.unknown())
           CrossBlock = true;

@@ -43,6 +43,12 @@ std::unique_ptr<Checker> makeTopo001();
     return I;                                                                  \
   }
 
+/// Declares a checker's preconditions (Checker::needs()): the ModelFeature
+/// bits of which a module must have one for the checker to fire; written
+/// right after PKB_CHECK_INFO.
+#define PKB_CHECK_NEEDS(FEATURES)                                              \
+  unsigned needs() const override { return FEATURES; }
+
 } // namespace pkb::chk
 
 #endif // PKB_CHECKERS_CHECKS_H

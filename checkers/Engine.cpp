@@ -28,7 +28,6 @@ Diagnostic solverErrorNote(const std::string &CheckId, const KernelModel &K,
 }
 
 void Analysis::beginCheck() {
-  Approx = false;
   Queries = 0;
   CacheHits = 0;
   MonotoneDecided = 0;
@@ -45,6 +44,16 @@ Analysis &checkContext(const ModuleModel &M, const KernelModel &K,
   Analysis &A = O.Contexts->get(M, K, O);
   A.beginCheck();
   return A;
+}
+
+Analysis &classifiedContext(const ModuleModel &M, const KernelModel &K,
+                            const CheckOptions &O,
+                            std::optional<Analysis> &Local) {
+  if (!O.Contexts) {
+    Local.emplace(M, K, O);
+    return *Local;
+  }
+  return O.Contexts->get(M, K, O);
 }
 
 void KernelChecker::check(const ModuleModel &M, const CheckOptions &Opts,

@@ -26,6 +26,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace pkb::chk {
@@ -111,8 +112,90 @@ struct LaunchDims {
   ExprRef Guard;
 };
 
-/// Witness entries to read back from a model: display name -> term.
-using WitnessSpec = std::vector<std::pair<std::string, z3::expr>>;
+//===----------------------------------------------------------------------===//
+// Encoded terms.
+//===----------------------------------------------------------------------===//
+
+/// A Z3 term translated from the kernel model, with its approximation flag:
+/// Approx is set when the translation involved opaque or unknown values
+/// (opaque expressions, locals the front end could not express, missing
+/// indices or loops; docs/checkers.md, "Unknown values"). The flag travels
+/// with the term: every operator below combines the flags of its operands,
+/// and Analysis::solve() folds the flag of its formula and witness terms
+/// into Outcome::Approx. A plain z3::expr converts implicitly into an exact
+/// Encoded; the other way is only explicit (.Term), so a flag is never lost
+/// without it showing in the code.
+struct Encoded {
+  /// An exact term (a coordinate, a constant, a formula without model
+  /// expressions) or a term with the given flag.
+  Encoded(z3::expr T, bool Approx = false) // NOLINT: implicit on purpose
+      : Term(std::move(T)), Approx(Approx) {}
+  z3::expr Term;
+  bool Approx = false;
+
+  /// The term with \p From replaced by \p To, keeping this flag; a caller
+  /// whose replacements are themselves approximate adds their flags with
+  /// orApprox().
+  Encoded substitute(const z3::expr_vector &From,
+                     const z3::expr_vector &To) const {
+    return {z3::expr(Term).substitute(From, To), Approx};
+  }
+  /// The simplified term, same flag.
+  Encoded simplify() const { return {Term.simplify(), Approx}; }
+  /// The same term, approximate also when \p B: for a term built from
+  /// values (enumerated rows, expanded loop bounds) whose translation was
+  /// approximate although the value terms themselves are not in it.
+  Encoded orApprox(bool B) const { return {Term, Approx || B}; }
+};
+
+// Operators over encoded terms: the result is approximate when an operand
+// is. Mixed with z3::expr (exact) through the implicit conversion, and with
+// int constants.
+#define PKB_ENCODED_BINOP(OP)                                                  \
+  inline Encoded operator OP(const Encoded &X, const Encoded &Y) {             \
+    return {X.Term OP Y.Term, X.Approx || Y.Approx};                           \
+  }                                                                            \
+  template <class T, std::enable_if_t<std::is_integral_v<T>, int> = 0>         \
+  Encoded operator OP(const Encoded &X, T Y) {                                 \
+    return {X.Term OP Y, X.Approx};                                            \
+  }                                                                            \
+  template <class T, std::enable_if_t<std::is_integral_v<T>, int> = 0>         \
+  Encoded operator OP(T X, const Encoded &Y) {                                 \
+    return {X OP Y.Term, Y.Approx};                                            \
+  }
+PKB_ENCODED_BINOP(&&)
+PKB_ENCODED_BINOP(||)
+PKB_ENCODED_BINOP(==)
+PKB_ENCODED_BINOP(!=)
+PKB_ENCODED_BINOP(<)
+PKB_ENCODED_BINOP(<=)
+PKB_ENCODED_BINOP(>)
+PKB_ENCODED_BINOP(>=)
+PKB_ENCODED_BINOP(+)
+PKB_ENCODED_BINOP(-)
+PKB_ENCODED_BINOP(*)
+PKB_ENCODED_BINOP(/)
+#undef PKB_ENCODED_BINOP
+/// Negation of a formula.
+inline Encoded operator!(const Encoded &X) { return {!X.Term, X.Approx}; }
+/// Negation of an integer term.
+inline Encoded operator-(const Encoded &X) { return {-X.Term, X.Approx}; }
+/// Euclidean remainder (z3::mod).
+inline Encoded mod(const Encoded &X, const Encoded &Y) {
+  return {z3::mod(X.Term, Y.Term), X.Approx || Y.Approx};
+}
+/// If-then-else.
+inline Encoded ite(const Encoded &C, const Encoded &T, const Encoded &E) {
+  return {z3::ite(C.Term, T.Term, E.Term), C.Approx || T.Approx || E.Approx};
+}
+/// Universal quantification of \p Body over \p Vars.
+inline Encoded forall(const z3::expr_vector &Vars, const Encoded &Body) {
+  return {z3::forall(Vars, Body.Term), Body.Approx};
+}
+
+/// Witness entries to read back from a model: display name -> term. The
+/// flags of the terms count like the formula's (Analysis::solve()).
+using WitnessSpec = std::vector<std::pair<std::string, Encoded>>;
 
 //===----------------------------------------------------------------------===//
 // The per-kernel analysis.
@@ -183,8 +266,11 @@ public:
   // --- encoding ----------------------------------------------------------
   /// Variable \p Name as seen by agent \p A (agent 0 = shared names only).
   z3::expr var(const std::string &Name, int A);
-  z3::expr toInt(const ExprRef &E, int A);
-  z3::expr toBool(const ExprRef &E, int A);
+  /// The integer term of \p E for agent \p A, approximate when \p E
+  /// involves opaque or unknown values.
+  Encoded toInt(const ExprRef &E, int A);
+  /// The formula of \p E (non-zero) for agent \p A, flagged like toInt().
+  Encoded toBool(const ExprRef &E, int A);
   /// Ranges of agent \p A: tid < bdim, bid < gdim, 0 <= rank < W, lane.
   z3::expr agentRange(int A);
   z3::expr rank(int A) { return var("rank", A); }
@@ -192,19 +278,19 @@ public:
   z3::expr sameBlock(int A, int B);
   z3::expr sameThread(int A, int B);
   /// Agent \p A executes event \p I: guard, enclosing loop ranges, ranges.
-  z3::expr exec(size_t I, int A);
+  Encoded exec(size_t I, int A);
   /// Only the guard conjuncts of \p I that do not vary between threads of
   /// one block (the block-level participation of a sync event).
-  z3::expr blockGuard(size_t I, int A);
+  Encoded blockGuard(size_t I, int A);
   /// Constraints of loop \p Id for agent \p A (with iteration counter).
-  z3::expr loopCons(unsigned Id, int A);
+  Encoded loopCons(unsigned Id, int A);
   /// The defining part of loopCons: iteration counter >= 0 and the loop
   /// variable as Init + iter * Step (no bound).
-  z3::expr loopDef(unsigned Id, int A);
+  Encoded loopDef(unsigned Id, int A);
   /// The bound part of loopCons (loop variable below Bound).
-  z3::expr loopBound(unsigned Id, int A);
+  Encoded loopBound(unsigned Id, int A);
   /// The guard conjunction of event \p I alone (no ranges, no loops).
-  z3::expr guardOf(size_t I, int A);
+  Encoded guardOf(size_t I, int A);
   /// Iteration counter of loop \p Id for agent \p A.
   z3::expr iterVar(unsigned Id, int A) {
     return var("iter:" + std::to_string(Id), A);
@@ -212,14 +298,14 @@ public:
 
   /// Byte range of a memory event: owner rank, [Lo, Hi).
   struct Range {
-    z3::expr Owner, Lo, Hi;
+    Encoded Owner, Lo, Hi;
   };
   Range range(size_t I, int A);
   /// Access unit of an event's Index (bytes per element).
   unsigned unitOf(size_t I) const;
   /// Both events touch overlapping bytes of the same object of the same
   /// owner (shared memory: same rank and block).
-  z3::expr conflict(size_t I, int A, size_t J, int B);
+  Encoded conflict(size_t I, int A, size_t J, int B);
 
   // --- phases -------------------------------------------------------------
   /// Separation predicate for a set of events lying between an earlier and
@@ -250,14 +336,16 @@ public:
   /// constant: its value is the same in every call.
   bool boundInEveryLaunch(const std::string &Var);
   /// Solves \p F for each world size (ascending) and launch configuration;
-  /// returns the first satisfying assignment.
-  Outcome solve(const z3::expr &F, const WitnessSpec &Wit,
+  /// returns the first satisfying assignment. Outcome::Approx is the flag
+  /// of \p F and of the witness terms of \p Wit.
+  Outcome solve(const Encoded &F, const WitnessSpec &Wit,
                 const std::vector<unsigned> &OnlyW = {},
                 const LaunchDims *OnlyLaunch = nullptr);
   /// Distinct assignments of \p Xs satisfying \p F for world size \p W
   /// and launch \p L, at most \p Cap; \p Complete is false if there were
-  /// more (or the solver gave up).
-  std::vector<std::vector<int64_t>> enumerate(const z3::expr &F,
+  /// more (or the solver gave up). The rows do not carry \p F's flag: a
+  /// caller that builds terms from them adds it (Encoded::orApprox()).
+  std::vector<std::vector<int64_t>> enumerate(const Encoded &F,
                                               const std::vector<z3::expr> &Xs,
                                               unsigned W, const LaunchDims &L,
                                               size_t Cap, bool &Complete);
@@ -270,14 +358,12 @@ public:
   std::vector<z3::expr> agentVars(int A) const;
 
   /// Starts the work of a new checker on this (possibly shared) analysis:
-  /// clears the approximation flag, the statistics and the solver budget
-  /// account, so each checker spends its own KernelBudget whatever ran
-  /// before it. The query cache stays: it holds only answers decided under
-  /// a full per-query limit.
+  /// clears the statistics and the solver budget account, so each checker
+  /// spends its own KernelBudget whatever ran before it. The query cache
+  /// stays: it holds only answers decided under a full per-query limit.
+  /// (The approximation flag needs no reset: it travels with each Encoded
+  /// term.)
   void beginCheck();
-
-  /// Set when a translated expression involved opaque/unknown values.
-  bool Approx = false;
   /// Solver calls made so far.
   unsigned Queries = 0;
   /// Queries answered from the cache.
@@ -353,8 +439,11 @@ private:
   };
   std::map<unsigned, std::vector<CacheEntry>> Cache;
 
-  z3::expr tr(const ExprRef &E, int A);
-  z3::expr trBool(const ExprRef &E, int A);
+  /// The translation of \p E for agent \p A; sets \p Approx when it
+  /// involves opaque or unknown values (never clears it).
+  z3::expr tr(const ExprRef &E, int A, bool &Approx);
+  /// The formula of \p E, like tr().
+  z3::expr trBool(const ExprRef &E, int A, bool &Approx);
   std::map<std::string, z3::expr> Vars;
   std::set<std::string> ParamVars;
   std::vector<LaunchDims> Launches;
@@ -406,6 +495,15 @@ Diagnostic solverErrorNote(const std::string &CheckId, const KernelModel &K,
 /// shared contexts, a fresh one constructed in \p Local.
 Analysis &checkContext(const ModuleModel &M, const KernelModel &K,
                        const CheckOptions &O, std::optional<Analysis> &Local);
+
+/// The analysis of \p K for a helper that only reads its classification
+/// (no solver work) while some checker runs: the shared one of O.Contexts
+/// as it is, without beginCheck(), so the running checker's budget account
+/// and statistics are left alone; without shared contexts a fresh one in
+/// \p Local.
+Analysis &classifiedContext(const ModuleModel &M, const KernelModel &K,
+                            const CheckOptions &O,
+                            std::optional<Analysis> &Local);
 
 /// A checker that runs per kernel.
 class KernelChecker : public Checker {

@@ -112,6 +112,32 @@ static const KernelModel &enriched(const KernelModel &K,
   return *Own;
 }
 
+/// True if the sorted list \p V holds \p S.
+static bool sortedHas(const std::vector<std::string> &V, const std::string &S) {
+  return std::binary_search(V.begin(), V.end(), S);
+}
+
+/// Analysis::isFlagAccess() of event \p E of the enriched kernel \p K.
+static bool flagAccessIn(const KernelModel &K, const Event &E) {
+  return isMemEvent(E) && sortedHas(K.Facts.FlagBases, E.Addr.Base) &&
+         !K.isSharedAccess(E);
+}
+
+/// Analysis::isData() of event \p E of the enriched kernel \p K.
+static bool dataIn(const KernelModel &K, const Event &E) {
+  return isMemEvent(E) && E.Kind != EventKind::SpinWait &&
+         E.Addr.Space != AddrSpace::Local && !E.Addr.Base.empty() &&
+         !flagAccessIn(K, E);
+}
+
+/// Analysis::isPeerVisible() of event \p E of the enriched kernel \p K.
+static bool peerVisibleIn(const KernelModel &K, const Event &E) {
+  if (!dataIn(K, E) || K.isSharedAccess(E))
+    return false;
+  return E.Addr.Peer || E.Addr.Space == AddrSpace::Peer ||
+         sortedHas(K.Facts.SymBases, E.Addr.Base);
+}
+
 Analysis::Analysis(const ModuleModel &M, const KernelModel &Kernel,
                    const CheckOptions &O)
     : M(M), K(enriched(Kernel, OwnK)), O(O) {
@@ -140,29 +166,15 @@ const Param *Analysis::paramOf(const std::string &Base) const {
 
 bool Analysis::isShared(size_t I) const { return K.isSharedAccess(ev(I)); }
 
-bool Analysis::isFlagAccess(size_t I) const {
-  const Event &E = ev(I);
-  return isMemEvent(E) && FlagBases.count(E.Addr.Base) && !isShared(I);
-}
+bool Analysis::isFlagAccess(size_t I) const { return flagAccessIn(K, ev(I)); }
 
 bool Analysis::isSignal(size_t I) const {
   return std::binary_search(Signals.begin(), Signals.end(), I);
 }
 
-bool Analysis::isData(size_t I) const {
-  const Event &E = ev(I);
-  return isMemEvent(E) && E.Kind != EventKind::SpinWait &&
-         E.Addr.Space != AddrSpace::Local && !E.Addr.Base.empty() &&
-         !isFlagAccess(I);
-}
+bool Analysis::isData(size_t I) const { return dataIn(K, ev(I)); }
 
-bool Analysis::isPeerVisible(size_t I) const {
-  const Event &E = ev(I);
-  if (!isData(I) || isShared(I))
-    return false;
-  return E.Addr.Peer || E.Addr.Space == AddrSpace::Peer ||
-         SymBases.count(E.Addr.Base);
-}
+bool Analysis::isPeerVisible(size_t I) const { return peerVisibleIn(K, ev(I)); }
 
 bool Analysis::isCrossRankFlag(const std::string &Base) const {
   return CrossRankFlags.count(Base) != 0;
@@ -184,3 +196,39 @@ bool Analysis::isGridBarrier(size_t I) const {
 }
 
 } // namespace pkb::chk
+
+unsigned pkb::modelFeatures(const ModuleModel &M) {
+  using namespace chk;
+  unsigned F = M.HostOps.empty() ? 0u : unsigned(HasHostOps);
+  for (const KernelModel &Kernel : M.Kernels) {
+    std::unique_ptr<KernelModel> Own;
+    const KernelModel &K = enriched(Kernel, Own);
+    if (!K.Facts.Signals.empty())
+      F |= HasSignal;
+    if (!K.Facts.Waits.empty())
+      F |= HasWait;
+    for (const Event &E : K.Events) {
+      if (E.Kind == EventKind::Barrier)
+        F |= HasBarrier;
+      if (!isMemEvent(E))
+        continue;
+      bool Shared = K.isSharedAccess(E);
+      const Param *P = K.paramOf(E.Addr.Base);
+      if (E.Addr.Peer)
+        F |= HasPeerAccess;
+      if (Shared)
+        F |= HasSharedAccess;
+      if (E.Addr.Space == AddrSpace::Multicast ||
+          (P && P->Role == ParamRole::Multicast))
+        F |= HasMulticast;
+      if (!isWriteEvent(E))
+        continue;
+      if (peerVisibleIn(K, E))
+        F |= HasPeerWrite;
+      if (dataIn(K, E) && !Shared &&
+          !sortedHas(K.Facts.SymBases, E.Addr.Base) && !E.Addr.Peer)
+        F |= HasLocalWrite;
+    }
+  }
+  return F;
+}

@@ -41,7 +41,11 @@ z3::expr Analysis::var(const std::string &Name, int A) {
   return V;
 }
 
-z3::expr Analysis::toInt(const ExprRef &E, int A) { return tr(E, A); }
+Encoded Analysis::toInt(const ExprRef &E, int A) {
+  bool Approx = false;
+  z3::expr T = tr(E, A, Approx);
+  return {T, Approx};
+}
 
 std::vector<z3::expr> Analysis::agentVars(int A) const {
   std::vector<z3::expr> R;
@@ -53,7 +57,11 @@ std::vector<z3::expr> Analysis::agentVars(int A) const {
   return R;
 }
 
-z3::expr Analysis::toBool(const ExprRef &E, int A) { return trBool(E, A); }
+Encoded Analysis::toBool(const ExprRef &E, int A) {
+  bool Approx = false;
+  z3::expr T = trBool(E, A, Approx);
+  return {T, Approx};
+}
 
 static z3::expr boolToInt(const z3::expr &B) {
   z3::context &C = B.ctx();
@@ -70,13 +78,13 @@ static z3::expr cDiv(const z3::expr &X, const z3::expr &Y) {
   return z3::ite(X >= 0 && Y > 0, Q, z3::ite(SameSign, QA, -QA));
 }
 
-z3::expr Analysis::tr(const ExprRef &E, int A) {
+z3::expr Analysis::tr(const ExprRef &E, int A, bool &Approx) {
   if (!E) {
     Approx = true;
     static unsigned Fresh = 0;
     return Z.int_const(("unknown!" + std::to_string(Fresh++)).c_str());
   }
-  auto Op = [&](size_t I) { return tr(E->Ops[I], A); };
+  auto Op = [&](size_t I) { return tr(E->Ops[I], A, Approx); };
   auto BitVec = [&](const z3::expr &X) { return z3::int2bv(64, X); };
   auto FromBV = [&](const z3::expr &X) { return z3::bv2int(X, true); };
   switch (E->Op) {
@@ -156,7 +164,7 @@ z3::expr Analysis::tr(const ExprRef &E, int A) {
       if (M && M->Op == ExprOp::Sub && M->Ops.size() == 2 &&
           constOf(M->Ops[1]) == 1 && M->Ops[0] &&
           M->Ops[0]->Op == ExprOp::Shl && constOf(M->Ops[0]->Ops[0]) == 1) {
-        z3::expr X = Op(1 - S), Y = tr(M->Ops[0]->Ops[1], A);
+        z3::expr X = Op(1 - S), Y = tr(M->Ops[0]->Ops[1], A, Approx);
         z3::expr R = X; // the mask is -1 for other amounts (see Shl)
         for (int64_t K2 = 61; K2 >= 0; --K2)
           R = z3::ite(Y == Z.int_val(K2),
@@ -169,7 +177,7 @@ z3::expr Analysis::tr(const ExprRef &E, int A) {
       const ExprRef &M = E->Ops[S];
       if (M && M->Op == ExprOp::Not && M->Ops.size() == 1 && M->Ops[0] &&
           M->Ops[0]->Op == ExprOp::Shl && constOf(M->Ops[0]->Ops[0]) == 1) {
-        z3::expr X = Op(1 - S), Y = tr(M->Ops[0]->Ops[1], A);
+        z3::expr X = Op(1 - S), Y = tr(M->Ops[0]->Ops[1], A, Approx);
         z3::expr R = X;
         for (int64_t K2 = 61; K2 >= 0; --K2) {
           z3::expr P = Z.int_val(int64_t(1) << K2);
@@ -200,7 +208,7 @@ z3::expr Analysis::tr(const ExprRef &E, int A) {
   case ExprOp::Not:
     return -Op(0) - 1;
   case ExprOp::Select:
-    return z3::ite(trBool(E->Ops[0], A), Op(1), Op(2));
+    return z3::ite(trBool(E->Ops[0], A, Approx), Op(1), Op(2));
   case ExprOp::LNot:
   case ExprOp::LAnd:
   case ExprOp::LOr:
@@ -210,26 +218,26 @@ z3::expr Analysis::tr(const ExprRef &E, int A) {
   case ExprOp::Le:
   case ExprOp::Gt:
   case ExprOp::Ge:
-    return boolToInt(trBool(E, A));
+    return boolToInt(trBool(E, A, Approx));
   }
   Approx = true;
   return var("opaque:?", A);
 }
 
-z3::expr Analysis::trBool(const ExprRef &E, int A) {
+z3::expr Analysis::trBool(const ExprRef &E, int A, bool &Approx) {
   if (!E) {
     Approx = true;
     static unsigned Fresh = 0;
     return Z.bool_const(("unknownb!" + std::to_string(Fresh++)).c_str());
   }
-  auto Op = [&](size_t I) { return tr(E->Ops[I], A); };
+  auto Op = [&](size_t I) { return tr(E->Ops[I], A, Approx); };
   switch (E->Op) {
   case ExprOp::LNot:
-    return !trBool(E->Ops[0], A);
+    return !trBool(E->Ops[0], A, Approx);
   case ExprOp::LAnd:
-    return trBool(E->Ops[0], A) && trBool(E->Ops[1], A);
+    return trBool(E->Ops[0], A, Approx) && trBool(E->Ops[1], A, Approx);
   case ExprOp::LOr:
-    return trBool(E->Ops[0], A) || trBool(E->Ops[1], A);
+    return trBool(E->Ops[0], A, Approx) || trBool(E->Ops[1], A, Approx);
   case ExprOp::Eq:
     return Op(0) == Op(1);
   case ExprOp::Ne:
@@ -245,7 +253,7 @@ z3::expr Analysis::trBool(const ExprRef &E, int A) {
   case ExprOp::Const:
     return Z.bool_val(E->Value != 0);
   default:
-    return tr(E, A) != 0;
+    return tr(E, A, Approx) != 0;
   }
 }
 
@@ -276,72 +284,79 @@ z3::expr Analysis::sameThread(int A, int B) {
          var("tid.z", A) == var("tid.z", B);
 }
 
-z3::expr Analysis::loopDef(unsigned Id, int A) {
+Encoded Analysis::loopDef(unsigned Id, int A) {
   const Loop *L = K.findLoop(Id);
   z3::expr V = var("loop:" + std::to_string(Id), A);
   z3::expr N = iterVar(Id, A);
   z3::expr R = N >= 0;
-  if (!L) {
-    Approx = true;
-    return R;
-  }
+  bool Approx = false;
+  if (!L)
+    return {R, true};
   if (L->Init && L->Step) {
-    z3::expr S = tr(L->Step, A);
+    z3::expr S = tr(L->Step, A, Approx);
     R = R && S > 0 &&
-        (L->Ascending ? V == tr(L->Init, A) + N * S
-                      : V == tr(L->Init, A) - N * S);
+        (L->Ascending ? V == tr(L->Init, A, Approx) + N * S
+                      : V == tr(L->Init, A, Approx) - N * S);
     // Grid-/block-stride loops: the start is the thread's offset within
     // one stride, so the loop variable determines it (v mod S == start).
     bool Grid = L->Init->mentions("tid.x") && L->Step->mentions("bdim.x") &&
                 (L->Init->mentions("bid.x") == L->Step->mentions("gdim.x"));
     if (Grid && L->Ascending)
-      R = R && z3::mod(V, S) == tr(L->Init, A) && V / S == N;
+      R = R && z3::mod(V, S) == tr(L->Init, A, Approx) && V / S == N;
   } else if (L->Init) {
-    R = R && (L->Ascending ? V >= tr(L->Init, A) : V <= tr(L->Init, A));
+    R = R && (L->Ascending ? V >= tr(L->Init, A, Approx)
+                           : V <= tr(L->Init, A, Approx));
   }
-  return R;
+  return {R, Approx};
 }
 
-z3::expr Analysis::loopBound(unsigned Id, int A) {
+Encoded Analysis::loopBound(unsigned Id, int A) {
   const Loop *L = K.findLoop(Id);
   if (!L || !L->Bound)
     return Z.bool_val(true);
   z3::expr V = var("loop:" + std::to_string(Id), A);
-  return L->Ascending ? V < tr(L->Bound, A) : V > tr(L->Bound, A);
+  bool Approx = false;
+  z3::expr B =
+      L->Ascending ? V < tr(L->Bound, A, Approx) : V > tr(L->Bound, A, Approx);
+  return {B, Approx};
 }
 
-z3::expr Analysis::loopCons(unsigned Id, int A) {
+Encoded Analysis::loopCons(unsigned Id, int A) {
   return loopDef(Id, A) && loopBound(Id, A);
 }
 
-z3::expr Analysis::exec(size_t I, int A) {
+Encoded Analysis::exec(size_t I, int A) {
   const Event &E = ev(I);
   z3::expr R = agentRange(A);
+  bool Approx = false;
   for (const ExprRef &G : E.Guard)
-    R = R && trBool(G, A);
+    R = R && trBool(G, A, Approx);
+  Encoded Ex{R, Approx};
   for (unsigned L : E.Loops)
-    R = R && loopCons(L, A);
-  return R;
+    Ex = Ex && loopCons(L, A);
+  return Ex;
 }
 
-z3::expr Analysis::guardOf(size_t I, int A) {
+Encoded Analysis::guardOf(size_t I, int A) {
   z3::expr R = Z.bool_val(true);
+  bool Approx = false;
   for (const ExprRef &G : ev(I).Guard)
-    R = R && trBool(G, A);
-  return R;
+    R = R && trBool(G, A, Approx);
+  return {R, Approx};
 }
 
-z3::expr Analysis::blockGuard(size_t I, int A) {
+Encoded Analysis::blockGuard(size_t I, int A) {
   const Event &E = ev(I);
   z3::expr R = agentRange(A);
+  bool Approx = false;
   for (const ExprRef &G : E.Guard) {
     std::vector<ExprRef> Cs;
     splitConj(G, Cs);
     for (const ExprRef &C : Cs)
       if (!isThreadVarying(C))
-        R = R && trBool(C, A);
+        R = R && trBool(C, A, Approx);
   }
-  return R;
+  return {R, Approx};
 }
 
 unsigned Analysis::unitOf(size_t I) const {
@@ -356,23 +371,24 @@ unsigned Analysis::unitOf(size_t I) const {
 
 Analysis::Range Analysis::range(size_t I, int A) {
   const Event &E = ev(I);
+  bool OwnerApprox = false, Approx = false;
   z3::expr Owner = Z.int_val(0);
   if (isShared(I) || E.Addr.Space == AddrSpace::Multicast)
     Owner = Z.int_val(0);
   else if (E.Addr.Peer)
-    Owner = tr(E.Addr.Peer, A);
+    Owner = tr(E.Addr.Peer, A, OwnerApprox);
   else
     Owner = rank(A);
   unsigned U = unitOf(I);
-  z3::expr Lo =
-      E.Addr.Index ? tr(E.Addr.Index, A) * Z.int_val(U) : tr(nullptr, A);
+  z3::expr Lo = E.Addr.Index ? tr(E.Addr.Index, A, Approx) * Z.int_val(U)
+                             : tr(nullptr, A, Approx);
   if (E.Addr.ByteOffset)
-    Lo = Lo + tr(E.Addr.ByteOffset, A);
+    Lo = Lo + tr(E.Addr.ByteOffset, A, Approx);
   z3::expr Hi = Lo + Z.int_val(std::max(1u, E.Width));
-  return {Owner, Lo, Hi};
+  return {{Owner, OwnerApprox}, {Lo, Approx}, {Hi, Approx}};
 }
 
-z3::expr Analysis::conflict(size_t I, int A, size_t J, int B) {
+Encoded Analysis::conflict(size_t I, int A, size_t J, int B) {
   const Event &E1 = ev(I), &E2 = ev(J);
   if (E1.Addr.Base.empty() || E1.Addr.Base != E2.Addr.Base)
     return Z.bool_val(false);
@@ -381,8 +397,8 @@ z3::expr Analysis::conflict(size_t I, int A, size_t J, int B) {
   Range R1 = range(I, A), R2 = range(J, B);
   // Accesses before the start of a buffer are out of bounds (another bug);
   // conflicts are looked for among in-bounds offsets only.
-  z3::expr C = R1.Owner == R2.Owner && R1.Lo < R2.Hi && R2.Lo < R1.Hi &&
-               R1.Lo >= 0 && R2.Lo >= 0;
+  Encoded C = R1.Owner == R2.Owner && R1.Lo < R2.Hi && R2.Lo < R1.Hi &&
+              R1.Lo >= 0 && R2.Lo >= 0;
   if (isShared(I))
     C = C && sameRank(A, B) && sameBlock(A, B);
   return C;

@@ -63,9 +63,9 @@ const std::vector<LaunchDims> &Analysis::launches() {
     for (int I = 0; I < 6; ++I) {
       int64_t V = 1;
       if (*Es[I]) {
-        bool Saved = Approx;
-        z3::expr X = tr(*Es[I], 0).simplify();
-        Approx = Saved;
+        // Only constant dimensions are used: the flag does not matter.
+        bool Approx = false;
+        z3::expr X = tr(*Es[I], 0, Approx).simplify();
         if (!X.is_numeral() || !X.is_numeral_i64(V) || V < 1) {
           Ok = false;
           break;
@@ -137,17 +137,17 @@ z3::expr Analysis::concretize(const z3::expr &F, unsigned W,
         Agents.push_back(std::stoi(Key.substr(5)));
     if (Agents.empty())
       Agents.push_back(1);
-    bool Saved = Approx;
+    // The guard restricts the ranks of a launch the host code names; its
+    // flag is not the query's (Outcome::Approx is the formula's).
+    bool GuardApprox = false;
     for (int Ag : Agents) {
-      z3::expr G = z3::expr(trBool(L.Guard, Ag)).substitute(From, To);
+      z3::expr G =
+          z3::expr(trBool(L.Guard, Ag, GuardApprox)).substitute(From, To);
       G = G.simplify();
-      if (G.is_false()) {
-        Approx = Saved;
+      if (G.is_false())
         return Z.bool_val(false); // no rank runs this launch at this W
-      }
       R = R && G;
     }
-    Approx = Saved;
   }
   return R;
 }

@@ -129,8 +129,7 @@ bool Analysis::perBlockSync() {
     for (size_t W : Waits) {
       if (ev(S).Addr.Base != ev(W).Addr.Base)
         continue;
-      bool SavedApprox = Approx;
-      z3::expr F = exec(S, 1) && exec(W, 2) && conflict(S, 1, W, 2);
+      Encoded F = exec(S, 1) && exec(W, 2) && conflict(S, 1, W, 2);
       Outcome Any =
           solve(F, {}, {O.WorldSizes.empty() ? 2u : O.WorldSizes.front()});
       if (Any.sat()) {
@@ -141,7 +140,6 @@ bool Analysis::perBlockSync() {
         if (!Diff.unknown() && Diff.sat())
           Cross = true;
       }
-      Approx = SavedApprox;
     }
   PerBlock = AnyMatch && !Cross;
   return *PerBlock;

@@ -393,13 +393,13 @@ z3::check_result runSolver(z3::solver &S, std::string &Reason) {
 } // namespace
 
 std::vector<std::vector<int64_t>>
-Analysis::enumerate(const z3::expr &F, const std::vector<z3::expr> &Xs,
+Analysis::enumerate(const Encoded &F, const std::vector<z3::expr> &Xs,
                     unsigned W, const LaunchDims &L, size_t Cap,
                     bool &Complete) {
   std::vector<std::vector<int64_t>> R;
   Complete = true;
   z3::solver S(Z);
-  S.add(concretize(F, W, L));
+  S.add(concretize(F.Term, W, L));
   std::string Reason;
   while (true) {
     z3::check_result C = runLimited(S, queryLimit(), Reason);
@@ -714,11 +714,14 @@ std::string Analysis::unboundCondition(const z3::expr &F, const z3::expr &FC,
   return Cond;
 }
 
-Outcome Analysis::solve(const z3::expr &F, const WitnessSpec &Wit,
+Outcome Analysis::solve(const Encoded &Fe, const WitnessSpec &Wit,
                         const std::vector<unsigned> &OnlyW,
                         const LaunchDims *OnlyLaunch) {
+  const z3::expr &F = Fe.Term;
   Outcome R;
-  R.Approx = Approx;
+  R.Approx = Fe.Approx;
+  for (const auto &[Name, T] : Wit)
+    R.Approx = R.Approx || T.Approx;
   std::vector<unsigned> Ws = OnlyW.empty() ? O.WorldSizes : OnlyW;
   std::sort(Ws.begin(), Ws.end());
   Ws.erase(std::unique(Ws.begin(), Ws.end()), Ws.end());
@@ -793,7 +796,7 @@ Outcome Analysis::solve(const z3::expr &F, const WitnessSpec &Wit,
         R.W = W;
         R.AssumedLaunch = !L.FromSite;
         for (const auto &[Name, T] : Wit) {
-          z3::expr V = Mo->eval(T, true);
+          z3::expr V = Mo->eval(T.Term, true);
           int64_t X = 0;
           R.Witness[Name] =
               V.is_numeral_i64(X) ? std::to_string(X) : V.to_string();

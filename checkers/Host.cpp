@@ -90,7 +90,7 @@ static bool peerRead(const Analysis &A, size_t I) {
 bool readsPeersBeforeSync(const ModuleModel &M, const KernelModel &K,
                           const CheckOptions &O) {
   std::optional<Analysis> Local;
-  Analysis &A = checkContext(M, K, O, Local);
+  Analysis &A = classifiedContext(M, K, O, Local);
   for (size_t I = 0; I < A.size(); ++I) {
     if (A.isWait(I) && A.isCrossRankFlag(A.ev(I).Addr.Base))
       return false;
@@ -103,7 +103,7 @@ bool readsPeersBeforeSync(const ModuleModel &M, const KernelModel &K,
 bool readsPeersAfterLastSync(const ModuleModel &M, const KernelModel &K,
                              const CheckOptions &O) {
   std::optional<Analysis> Local;
-  Analysis &A = checkContext(M, K, O, Local);
+  Analysis &A = classifiedContext(M, K, O, Local);
   for (size_t I = A.size(); I-- > 0;) {
     if (A.isSignal(I) && A.isCrossRankFlag(A.ev(I).Addr.Base))
       return false;
@@ -134,7 +134,7 @@ std::vector<size_t> exposedPeerReadParams(const ModuleModel &M,
                                           const KernelModel &K,
                                           const CheckOptions &O) {
   std::optional<Analysis> Local;
-  Analysis &A = checkContext(M, K, O, Local);
+  Analysis &A = classifiedContext(M, K, O, Local);
   std::vector<size_t> R;
   for (size_t I = A.size(); I-- > 0;) {
     if (A.isSignal(I) && A.isCrossRankFlag(A.ev(I).Addr.Base))
@@ -149,7 +149,7 @@ std::vector<size_t> unguardedOwnWriteParams(const ModuleModel &M,
                                             const KernelModel &K,
                                             const CheckOptions &O) {
   std::optional<Analysis> Local;
-  Analysis &A = checkContext(M, K, O, Local);
+  Analysis &A = classifiedContext(M, K, O, Local);
   std::vector<size_t> R;
   for (size_t I = 0; I < A.size(); ++I) {
     if (A.isWait(I) && A.isCrossRankFlag(A.ev(I).Addr.Base))

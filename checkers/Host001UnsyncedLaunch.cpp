@@ -18,6 +18,7 @@ public:
                  "with no cross-rank barrier after those buffers were "
                  "written.",
                  "host-001", ExplainsCrossCallRace | ExplainsOutputMismatch)
+  PKB_CHECK_NEEDS(HasHostOps)
 
   void check(const ModuleModel &M, const CheckOptions &Opts,
              std::vector<Finding> &Out,

@@ -19,6 +19,7 @@ public:
                  "Peer-visible writes are followed by a signal that is not a "
                  "system-scope release and no fence orders them first.",
                  "ord-001", ExplainsOutputMismatch)
+  PKB_CHECK_NEEDS(HasSignal)
 
   void checkKernel(Analysis &A, std::vector<Finding> &Out,
                    std::vector<Diagnostic> &Diags) const override {
@@ -45,9 +46,8 @@ public:
             Fenced = true;
         if (Fenced)
           break;
-        A.Approx = false;
-        z3::expr Q = A.exec(W, 1) && A.exec(S, 2) && A.sameRank(1, 2) &&
-                     A.sameBlock(1, 2);
+        Encoded Q = A.exec(W, 1) && A.exec(S, 2) && A.sameRank(1, 2) &&
+                    A.sameBlock(1, 2);
         Outcome R = A.solve(Q, A.agentWitness({1, 2}));
         if (R.unknown()) {
           if (!Best)

@@ -17,6 +17,7 @@ public:
                  "Peer-written data is read after a wait whose load is not a "
                  "system-scope acquire and no fence follows it.",
                  "ord-002", ExplainsOutputMismatch)
+  PKB_CHECK_NEEDS(HasWait)
 
   void checkKernel(Analysis &A, std::vector<Finding> &Out,
                    std::vector<Diagnostic> &Diags) const override {
@@ -37,9 +38,8 @@ public:
           break;
         if (!A.isPeerVisible(R) || !isReadEvent(E))
           continue;
-        A.Approx = false;
-        z3::expr Q = A.exec(Wt, 1) && A.exec(R, 2) && A.sameRank(1, 2) &&
-                     A.sameBlock(1, 2);
+        Encoded Q = A.exec(Wt, 1) && A.exec(R, 2) && A.sameRank(1, 2) &&
+                    A.sameBlock(1, 2);
         Outcome Res = A.solve(Q, A.agentWitness({1, 2}));
         if (Res.unknown()) {
           emitUnknown(info().Id, A.K, E, "the acquire after a wait", Res, Out,

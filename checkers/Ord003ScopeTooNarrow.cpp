@@ -34,6 +34,7 @@ public:
                  "A CTA- or GPU-scope fence or atomic is used to synchronize "
                  "with another GPU.",
                  "ord-003", ExplainsOutputMismatch)
+  PKB_CHECK_NEEDS(HasSignal | HasWait)
 
   void report(Analysis &A, size_t I, const std::string &What,
               std::vector<Finding> &Out) const {

@@ -17,6 +17,7 @@ public:
                  "A spin-wait polls a plain load that the compiler may hoist "
                  "out of the loop.",
                  "ord-004", ExplainsDeadlock | ExplainsOutputMismatch)
+  PKB_CHECK_NEEDS(HasWait)
 
   void checkKernel(Analysis &A, std::vector<Finding> &Out,
                    std::vector<Diagnostic> &) const override {

@@ -18,6 +18,7 @@ public:
                  "overlapping addresses, so the accesses are not morally "
                  "strong.",
                  "ord-005", ExplainsOutputMismatch)
+  PKB_CHECK_NEEDS(HasWait)
 
   void checkKernel(Analysis &A, std::vector<Finding> &Out,
                    std::vector<Diagnostic> &Diags) const override {
@@ -27,10 +28,9 @@ public:
           continue;
         if (X == W)
           continue;
-        A.Approx = false;
         Analysis::Range R1 = A.range(W, 1), R2 = A.range(X, 2);
-        z3::expr Q = A.exec(W, 1) && A.exec(X, 2) && A.conflict(W, 1, X, 2) &&
-                     (R1.Lo != R2.Lo || R1.Hi != R2.Hi);
+        Encoded Q = A.exec(W, 1) && A.exec(X, 2) && A.conflict(W, 1, X, 2) &&
+                    (R1.Lo != R2.Lo || R1.Hi != R2.Hi);
         WitnessSpec Wit = A.agentWitness({1, 2});
         Wit.push_back({"byte1", R1.Lo});
         Wit.push_back({"byte2", R2.Lo});

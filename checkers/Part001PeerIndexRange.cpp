@@ -17,6 +17,7 @@ public:
                  "part-001",
                  ExplainsDeadlock | ExplainsOutputMismatch |
                      ExplainsUnwrittenOutput | ExplainsRuntimeError)
+  PKB_CHECK_NEEDS(HasPeerAccess)
 
   void checkKernel(Analysis &A, std::vector<Finding> &Out,
                    std::vector<Diagnostic> &Diags) const override {
@@ -24,9 +25,8 @@ public:
       const Event &E = A.ev(I);
       if (!isMemEvent(E) || !E.Addr.Peer)
         continue;
-      A.Approx = false;
-      z3::expr P = A.toInt(E.Addr.Peer, 1);
-      z3::expr Q = A.exec(I, 1) && (P < 0 || P >= A.var("world_size", 0));
+      Encoded P = A.toInt(E.Addr.Peer, 1);
+      Encoded Q = A.exec(I, 1) && (P < 0 || P >= A.var("world_size", 0));
       WitnessSpec Wit = A.agentWitness({1});
       Wit.push_back({"peer", P});
       Outcome R = A.solve(Q, Wit);

@@ -16,6 +16,7 @@ public:
                  "Distinct agents write the same element of symmetric memory "
                  "in one phase.",
                  "part-002", ExplainsOutputMismatch)
+  PKB_CHECK_NEEDS(HasPeerWrite)
 
   void checkKernel(Analysis &A, std::vector<Finding> &Out,
                    std::vector<Diagnostic> &Diags) const override {
@@ -29,8 +30,7 @@ public:
         size_t I = Ws[X], J = Ws[Y];
         if (A.ev(I).Addr.Base != A.ev(J).Addr.Base)
           continue;
-        A.Approx = false;
-        z3::expr Q =
+        Encoded Q =
             A.exec(I, 1) && A.exec(J, 2) &&
             !(A.sameRank(1, 2) && A.sameBlock(1, 2) && A.sameThread(1, 2)) &&
             A.conflict(I, 1, J, 2) && A.samePhase(I, 1, J, 2);

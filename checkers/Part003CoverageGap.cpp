@@ -29,6 +29,7 @@ public:
                  "Some output elements are written by no rank (e.g. the "
                  "N % W remainder).",
                  "part-003", ExplainsOutputMismatch | ExplainsUnwrittenOutput)
+  PKB_CHECK_NEEDS(HasLocalWrite)
 
   /// True if loop \p Lp is a block-stride loop over one block's range,
   /// `for (v = X + tid.x; v < B; v += blockDim.x)` with X and B free of
@@ -183,12 +184,14 @@ public:
                                 const std::string &Ext, unsigned Elem,
                                 unsigned W, const LaunchDims *L) const {
     z3::context &Z = A.Z;
-    A.Approx = false;
     z3::expr N = A.var(Ext, 0);
     z3::expr J = Z.int_const("cov:j");
     z3::expr Owner = Z.int_const("cov:owner");
     z3::expr Wv = Z.int_val(W);
-    z3::expr F = J >= 0 && J < N && Owner >= 0 && Owner < Wv;
+    Encoded F = J >= 0 && J < N && Owner >= 0 && Owner < Wv;
+    // Translations that only feed the expansion (loop starts, bounds and
+    // steps, the index identity) are not in F; their flags still count.
+    bool SideApprox = false;
     z3::expr Y = J * Z.int_val(Elem);
     int Agent = 100;
     size_t Instances = 0;
@@ -254,7 +257,7 @@ public:
         bool Ok = true;
         std::vector<int64_t> Cur;
         std::function<void(size_t)> Rec;
-        std::vector<z3::expr> Covers;
+        std::vector<Encoded> Covers;
         Rec = [&](size_t D) {
           if (!Ok)
             return;
@@ -273,26 +276,29 @@ public:
               T2.push_back(Z.int_val(Cur[X]));
             }
             Analysis::Range Rg = A.range(I, Ag);
-            z3::expr C = Rg.Owner == Owner && Rg.Lo <= Y && Y < Rg.Hi &&
-                         A.guardOf(I, Ag);
+            Encoded C = Rg.Owner == Owner && Rg.Lo <= Y && Y < Rg.Hi &&
+                        A.guardOf(I, Ag);
             if (Cover) {
               z3::expr V = A.var("loop:" + std::to_string(*Cover), Ag);
               // Idx(v) = Idx(0) + v is required; v solved from the byte.
               z3::expr_vector VF(Z), VZ(Z);
               VF.push_back(V);
               VZ.push_back(Z.int_val(0));
-              z3::expr Idx = A.toInt(E.Addr.Index, Ag);
-              z3::expr Idx0 = Idx.substitute(VF, VZ);
+              Encoded IdxE = A.toInt(E.Addr.Index, Ag);
+              SideApprox = SideApprox || IdxE.Approx;
+              z3::expr Idx = IdxE.Term;
+              Encoded Idx0 = IdxE.substitute(VF, VZ);
               // Linear with coefficient 1 in v: the simplifier's normal
               // form decides it; otherwise ask the solver (bounded).
-              z3::expr Diff = (Idx - Idx0 - V).substitute(F2, T2).simplify();
+              z3::expr Diff =
+                  (Idx - Idx0.Term - V).substitute(F2, T2).simplify();
               int64_t Zero = 1;
               if (!Diff.is_numeral_i64(Zero) || Zero != 0) {
                 z3::solver S(Z);
                 z3::params P(Z);
                 P.set("rlimit", static_cast<unsigned>(A.queryLimit() / 16));
                 S.set(P);
-                S.add(Idx - Idx0 != V);
+                S.add(Idx - Idx0.Term != V);
                 for (unsigned X = 0; X < F2.size(); ++X)
                   S.add(F2[X] == T2[X]);
                 if (S.check() != z3::unsat) {
@@ -300,20 +306,20 @@ public:
                   return;
                 }
               }
-              z3::expr BO = E.Addr.ByteOffset ? A.toInt(E.Addr.ByteOffset, Ag)
-                                              : Z.int_val(0);
-              z3::expr Solved = (Y - BO) / Z.int_val(A.unitOf(I)) - Idx0;
-              z3::expr Lo = Z.int_val(0);
+              Encoded BO = E.Addr.ByteOffset ? A.toInt(E.Addr.ByteOffset, Ag)
+                                             : Z.int_val(0);
+              Encoded Solved = (Y - BO) / Z.int_val(A.unitOf(I)) - Idx0;
+              Encoded Lo = Z.int_val(0);
               if (Block)
                 Lo = A.toInt(blockStart(*A.K.findLoop(*Cover)), Ag);
               C = C && V >= Lo && A.loopBound(*Cover, Ag);
               z3::expr_vector SF(Z), ST(Z);
               SF.push_back(V);
-              ST.push_back(Solved);
-              C = C.substitute(SF, ST);
+              ST.push_back(Solved.Term);
+              C = C.substitute(SF, ST).orApprox(Solved.Approx);
               if (Block) {
                 // Block b covers [X(b), B(b)); some block covers the byte.
-                z3::expr Any = Z.bool_val(false);
+                Encoded Any = Z.bool_val(false);
                 for (int64_t B = 0; B < L->G[0]; ++B) {
                   z3::expr_vector BF(Z), BT(Z);
                   BF.push_back(A.var("bid.x", Ag));
@@ -321,7 +327,7 @@ public:
                   Any = Any || C.substitute(BF, BT);
                 }
                 Instances += size_t(L->G[0]);
-                C = Any;
+                C = Any.orApprox(C.Approx);
               }
             }
             Covers.push_back(C.substitute(F2, T2));
@@ -342,14 +348,18 @@ public:
             T2.push_back(Z.int_val(Cur[X]));
           }
           int64_t Init = 0, Bound = 0, Step = 1;
-          z3::expr Ie = A.toInt(Lp->Init, Ag).substitute(F2, T2).simplify();
-          z3::expr Be = A.toInt(Lp->Bound, Ag).substitute(F2, T2).simplify();
+          Encoded IeE = A.toInt(Lp->Init, Ag).substitute(F2, T2).simplify();
+          Encoded BeE = A.toInt(Lp->Bound, Ag).substitute(F2, T2).simplify();
+          SideApprox = SideApprox || IeE.Approx || BeE.Approx;
+          z3::expr Ie = IeE.Term, Be = BeE.Term;
           if (!Ie.is_numeral_i64(Init) || !Be.is_numeral_i64(Bound)) {
             Ok = false;
             return;
           }
           if (Lp->Step) {
-            z3::expr Se = A.toInt(Lp->Step, Ag).substitute(F2, T2).simplify();
+            Encoded SeE = A.toInt(Lp->Step, Ag).substitute(F2, T2).simplify();
+            SideApprox = SideApprox || SeE.Approx;
+            z3::expr Se = SeE.Term;
             if (!Se.is_numeral_i64(Step) || Step <= 0) {
               Ok = false;
               return;
@@ -372,16 +382,16 @@ public:
         Rec(0);
         if (!Ok)
           return std::nullopt;
-        for (const z3::expr &C : Covers)
+        for (const Encoded &C : Covers)
           F = F && !C;
       }
     }
     // Some write of the buffer must execute (a uniform early return that
     // skips the whole output is not a gap).
-    z3::expr Some = Z.bool_val(false);
+    Encoded Some = Z.bool_val(false);
     for (size_t I : Ws)
       Some = Some || A.exec(I, 99);
-    F = F && Some;
+    F = (F && Some).orApprox(SideApprox);
     WitnessSpec Wit = {{"j", J}, {"n", N}, {"owner", Owner}};
     return A.solve(F, Wit, {W}, L);
   }

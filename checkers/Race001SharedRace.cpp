@@ -17,6 +17,7 @@ public:
                  "Two threads of one block access the same shared-memory "
                  "location between barriers and at least one writes.",
                  "race-001", ExplainsOutputMismatch)
+  PKB_CHECK_NEEDS(HasSharedAccess)
 
   void checkKernel(Analysis &A, std::vector<Finding> &Out,
                    std::vector<Diagnostic> &Diags) const override {
@@ -34,10 +35,9 @@ public:
           continue;
         if (E1.Addr.Base != E2.Addr.Base)
           continue;
-        A.Approx = false;
-        z3::expr Q = A.exec(I, 1) && A.exec(J, 2) && A.sameRank(1, 2) &&
-                     A.sameBlock(1, 2) && !A.sameThread(1, 2) &&
-                     A.conflict(I, 1, J, 2) && A.samePhase(I, 1, J, 2);
+        Encoded Q = A.exec(I, 1) && A.exec(J, 2) && A.sameRank(1, 2) &&
+                    A.sameBlock(1, 2) && !A.sameThread(1, 2) &&
+                    A.conflict(I, 1, J, 2) && A.samePhase(I, 1, J, 2);
         WitnessSpec Wit = A.agentWitness({1, 2});
         Wit.push_back({"idx", A.range(I, 1).Lo});
         addIterWitness(A, I, J, Wit);

@@ -17,6 +17,7 @@ public:
                  "A rank writes symmetric memory that another rank reads in "
                  "the same phase.",
                  "race-002", ExplainsOutputMismatch)
+  PKB_CHECK_NEEDS(HasPeerWrite)
 
   void checkKernel(Analysis &A, std::vector<Finding> &Out,
                    std::vector<Diagnostic> &Diags) const override {
@@ -36,9 +37,8 @@ public:
           continue;
         if (A.isRmwPair(R, W))
           continue; // the RMW itself: RACE-003
-        A.Approx = false;
-        z3::expr Q = A.exec(W, 1) && A.exec(R, 2) && !A.sameRank(1, 2) &&
-                     A.conflict(W, 1, R, 2) && A.sameCrossPhase(W, 1, R, 2);
+        Encoded Q = A.exec(W, 1) && A.exec(R, 2) && !A.sameRank(1, 2) &&
+                    A.conflict(W, 1, R, 2) && A.sameCrossPhase(W, 1, R, 2);
         WitnessSpec Wit = A.agentWitness({1, 2});
         Wit.push_back({"idx", A.range(W, 1).Lo});
         Wit.push_back({"owner", A.range(W, 1).Owner});

@@ -17,14 +17,14 @@ public:
                  "Several agents apply a plain read-modify-write to the same "
                  "peer-memory element in one phase.",
                  "race-003", ExplainsOutputMismatch)
+  PKB_CHECK_NEEDS(HasPeerWrite)
 
   void checkKernel(Analysis &A, std::vector<Finding> &Out,
                    std::vector<Diagnostic> &Diags) const override {
     for (size_t S = 0; S < A.size(); ++S) {
       if (!A.isPeerVisible(S) || !A.isRmwStore(S))
         continue;
-      A.Approx = false;
-      z3::expr Q =
+      Encoded Q =
           A.exec(S, 1) && A.exec(S, 2) &&
           !(A.sameRank(1, 2) && A.sameBlock(1, 2) && A.sameThread(1, 2)) &&
           A.conflict(S, 1, S, 2) && A.samePhase(S, 1, S, 2);

@@ -29,6 +29,7 @@ public:
                  "sig-001",
                  ExplainsDeadlock | ExplainsOutputMismatch |
                      ExplainsRuntimeError)
+  PKB_CHECK_NEEDS(HasSignal | HasWait)
 
   bool storeLike(const Event &E) const {
     return E.Kind == EventKind::Store ||
@@ -43,10 +44,9 @@ public:
       const Event &E = A.ev(S);
       if (!storeLike(E))
         continue;
-      A.Approx = false;
-      z3::expr Q = A.exec(S, 1) && A.exec(S, 2) &&
-                   (!A.sameRank(1, 2) || !A.sameBlock(1, 2)) &&
-                   A.conflict(S, 1, S, 2);
+      Encoded Q = A.exec(S, 1) && A.exec(S, 2) &&
+                  (!A.sameRank(1, 2) || !A.sameBlock(1, 2)) &&
+                  A.conflict(S, 1, S, 2);
       for (unsigned L : E.Loops)
         Q = Q && A.iterVar(L, 1) == A.iterVar(L, 2);
       WitnessSpec Wit = A.agentWitness({1, 2});
@@ -79,9 +79,8 @@ public:
       const Event &E = A.ev(S);
       if (E.Width <= 1)
         continue;
-      A.Approx = false;
       Analysis::Range Rg = A.range(S, 1);
-      z3::expr Q = A.exec(S, 1) && z3::mod(Rg.Lo, A.Z.int_val(E.Width)) != 0;
+      Encoded Q = A.exec(S, 1) && mod(Rg.Lo, A.Z.int_val(E.Width)) != 0;
       WitnessSpec Wit = A.agentWitness({1});
       Wit.push_back({"byte", Rg.Lo});
       Outcome R = A.solve(Q, Wit);
@@ -112,9 +111,8 @@ public:
           OnlyFlags = false;
       if (!OnlyFlags)
         continue;
-      A.Approx = false;
       Analysis::Range Rg = A.range(S, 1);
-      z3::expr Q =
+      Encoded Q =
           A.exec(S, 1) && (Rg.Lo < 0 || Rg.Hi > A.Z.int_val(int64_t(Pad)));
       WitnessSpec Wit = A.agentWitness({1});
       Wit.push_back({"byte", Rg.Lo});

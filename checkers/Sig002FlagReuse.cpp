@@ -41,9 +41,8 @@ bool neverWritten(Analysis &A, const std::string &Name) {
   for (size_t I = 0; I < A.size(); ++I) {
     if (!isWriteEvent(A.ev(I)) || A.ev(I).Addr.Base != Name)
       continue;
-    A.Approx = false;
     Outcome O = A.solve(A.exec(I, 1), {});
-    if (O.sat() || O.unknown() || A.Approx)
+    if (O.sat() || O.unknown() || O.Approx)
       return false;
   }
   return true;
@@ -78,6 +77,7 @@ public:
                  "sig-002",
                  ExplainsDeadlock | ExplainsCrossCallRace |
                      ExplainsOutputMismatch)
+  PKB_CHECK_NEEDS(HasWait)
 
   void checkKernel(Analysis &A, std::vector<Finding> &Out,
                    std::vector<Diagnostic> &Diags) const override {
@@ -95,8 +95,7 @@ public:
       for (size_t R = Wt + 1; R < A.size() && !Reset; ++R) {
         if (!isWriteEvent(A.ev(R)) || A.ev(R).Addr.Base != W.Addr.Base)
           continue;
-        A.Approx = false;
-        z3::expr Q = A.exec(Wt, 1) && A.exec(R, 1) && A.conflict(Wt, 1, R, 1);
+        Encoded Q = A.exec(Wt, 1) && A.exec(R, 1) && A.conflict(Wt, 1, R, 1);
         Outcome O = A.solve(Q, {});
         if (O.sat() || O.unknown())
           Reset = R;
@@ -112,7 +111,6 @@ public:
         if (SyncAfter)
           continue;
       }
-      A.Approx = false;
       Outcome R = A.solve(A.exec(Wt, 1), A.agentWitness({1}));
       if (R.unknown()) {
         emitUnknown(info().Id, A.K, W, "flag reuse", R, Out, Diags);

@@ -17,6 +17,7 @@ public:
                  "NVLink multicast (multimem) is used on a target without it, "
                  "or a multicast pointer is used without a null check.",
                  "topo-001", ExplainsRuntimeError)
+  PKB_CHECK_NEEDS(HasMulticast)
 
   void checkKernel(Analysis &A, std::vector<Finding> &Out,
                    std::vector<Diagnostic> &) const override {

@@ -26,18 +26,49 @@ TEST(EngineEncode, TruncatingDivision) {
   KB K;
   Fixture F(K);
   // C division truncates towards zero: -7 / 2 == -3, -7 % 2 == -1.
-  z3::expr Q = F->toInt(c(-7) / c(2), 0).simplify();
-  z3::expr R = F->toInt(c(-7) % c(2), 0).simplify();
-  EXPECT_EQ(Q.get_numeral_int64(), -3);
-  EXPECT_EQ(R.get_numeral_int64(), -1);
-  EXPECT_FALSE(F->Approx);
+  Encoded Q = F->toInt(c(-7) / c(2), 0).simplify();
+  Encoded R = F->toInt(c(-7) % c(2), 0).simplify();
+  EXPECT_EQ(Q.Term.get_numeral_int64(), -3);
+  EXPECT_EQ(R.Term.get_numeral_int64(), -1);
+  EXPECT_FALSE(Q.Approx);
+  EXPECT_FALSE(R.Approx);
 }
 
 TEST(EngineEncode, OpaqueIsApproximate) {
   KB K;
   Fixture F(K);
-  F->toInt(Expr::opaque("table[t]"), 1);
-  EXPECT_TRUE(F->Approx);
+  EXPECT_TRUE(F->toInt(Expr::opaque("table[t]"), 1).Approx);
+  EXPECT_TRUE(F->toInt(v("local:x@3") + c(1), 1).Approx);
+  EXPECT_TRUE(F->toBool(lt(tid(), Expr::opaque("n()")), 1).Approx);
+  EXPECT_FALSE(F->toInt(tid() + rank() * v("param:n"), 1).Approx);
+}
+
+// The flag travels with the term: operators combine it, and a later exact
+// translation is exact whatever was translated before (no state to reset).
+TEST(EngineEncode, FlagTravelsWithTheTerm) {
+  KB K;
+  K.stdParams().launch(4, 256);
+  K.when(lt(tid(), Expr::opaque("limit()")));
+  K.store(11, addr("out", nullptr, tid()));
+  K.end();
+  K.store(12, addr("out", nullptr, tid()));
+  Fixture F(K);
+  Analysis &A = *F;
+  Encoded Approx = A.exec(0, 1);
+  EXPECT_TRUE(Approx.Approx);
+  Encoded Exact = A.exec(1, 1);
+  EXPECT_FALSE(Exact.Approx);
+  EXPECT_TRUE((Exact && Approx).Approx);
+  EXPECT_TRUE((Exact || !Approx).Approx);
+  EXPECT_FALSE((Exact && A.sameRank(1, 2)).Approx);
+  EXPECT_TRUE(Exact.orApprox(true).Approx);
+  EXPECT_FALSE(A.conflict(1, 1, 1, 2).Approx);
+  // An index the model does not know makes the byte range approximate.
+  K.store(13, addr("out", nullptr, nullptr));
+  Fixture G(K);
+  EXPECT_TRUE(G->range(2, 1).Lo.Approx);
+  EXPECT_FALSE(G->range(2, 1).Owner.Approx);
+  EXPECT_TRUE(G->conflict(2, 1, 1, 2).Approx);
 }
 
 TEST(EngineEncode, ExecAndConflict) {
@@ -50,8 +81,8 @@ TEST(EngineEncode, ExecAndConflict) {
   Analysis &A = *F;
   // Two executing agents of one rank write the same element only from
   // blocks with the same x index.
-  z3::expr Both = A.exec(0, 1) && A.exec(0, 2) && A.sameRank(1, 2) &&
-                  A.conflict(0, 1, 0, 2);
+  Encoded Both = A.exec(0, 1) && A.exec(0, 2) && A.sameRank(1, 2) &&
+                 A.conflict(0, 1, 0, 2);
   EXPECT_EQ(check(A, Both && A.var("bid.x", 1) != A.var("bid.x", 2)),
             z3::unsat);
   EXPECT_EQ(check(A, Both), z3::sat);

@@ -29,6 +29,31 @@ TEST(EngineSolve, SmallestWorldSizeAndWitness) {
   EXPECT_EQ(U.K, Outcome::Unsat);
 }
 
+// Outcome::Approx is the flag of the formula and of the witness terms, and
+// nothing else: an approximate query asked before does not mark the next.
+TEST(EngineSolve, ApproximationComesFromTheQueryAlone) {
+  KB K;
+  K.launch(4, 256);
+  Fixture F(K);
+  Analysis &A = *F;
+  Encoded Opaque = A.toInt(Expr::opaque("f(t)"), 1);
+  Outcome R1 = A.solve(A.agentRange(1) && Opaque == A.rank(1), {});
+  ASSERT_TRUE(R1.sat());
+  EXPECT_TRUE(R1.Approx);
+  Outcome R2 = A.solve(A.agentRange(1) && A.rank(1) == 1, {});
+  ASSERT_TRUE(R2.sat());
+  EXPECT_FALSE(R2.Approx);
+  WitnessSpec Wit = A.agentWitness({1});
+  Wit.push_back({"v", Opaque});
+  Outcome R3 = A.solve(A.agentRange(1) && A.rank(1) == 1, Wit);
+  EXPECT_TRUE(R3.Approx);
+  // An unsatisfiable approximate query keeps its flag too (callers that
+  // treat "approximate" as "may" rely on it).
+  Outcome R4 = A.solve(A.agentRange(1) && Opaque == 1 && A.rank(1) == 9, {});
+  EXPECT_FALSE(R4.sat());
+  EXPECT_TRUE(R4.Approx);
+}
+
 TEST(EngineSolve, RepeatedQueriesHitTheCache) {
   KB K;
   K.launch(4, 256);
@@ -145,11 +170,9 @@ TEST(EngineSolve, SharedContextGivesEachCheckerItsOwnBudget) {
   EXPECT_FALSE(L1.has_value());
   A.solve(A.agentRange(1) && A.rank(1) == 9, {});
   A.Spent = A.KernelBudget;
-  A.Approx = true;
   Analysis &B = checkContext(M, M.Kernels[0], O, L2);
   EXPECT_EQ(&A, &B); // one analysis per kernel
   EXPECT_EQ(B.Spent, 0u);
-  EXPECT_FALSE(B.Approx);
   EXPECT_FALSE(B.BudgetHit);
   // The cache survives: the same query costs nothing now.
   B.solve(B.agentRange(1) && B.rank(1) == 9, {});

@@ -35,6 +35,10 @@ inline z3::check_result check(chk::Analysis &A, const z3::expr &F) {
   S.add(F);
   return S.check();
 }
+/// check() of an encoded formula (its approximation flag is ignored).
+inline z3::check_result check(chk::Analysis &A, const chk::Encoded &F) {
+  return check(A, F.Term);
+}
 
 } // namespace pkb::cktest
 

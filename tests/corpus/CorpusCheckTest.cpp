@@ -103,8 +103,11 @@ FileResult analyze(const std::string &Path) {
   O.Contexts = makeCheckContexts();
   std::vector<Finding> Out;
   std::vector<Diagnostic> Diags;
+  // As the driver does: checkers whose preconditions are absent are skipped.
+  const unsigned Features = modelFeatures(M);
   for (const auto &C : allCheckers())
-    C->check(M, O, Out, Diags);
+    if (C->appliesTo(Features))
+      C->check(M, O, Out, Diags);
   FileResult R;
   for (const Finding &F : Out) {
     if (F.Sev == Severity::Note)

@@ -101,11 +101,57 @@ struct CheckInfo {
   unsigned Explains = 0;
 };
 
+/// What a module contains that a checker can report on: the bits of
+/// modelFeatures() and of Checker::needs() (docs/checkers.md, "Skip what
+/// cannot fire"). Each is read from the kernel model and its enrichment
+/// facts (pkb/Enrich.h) by one scan of the events, without Z3.
+enum ModelFeature : unsigned {
+  /// A barrier event (block, grid, cluster or named).
+  HasBarrier = 1u << 0,
+  /// A signal: a write to a flag base (KernelFacts::Signals).
+  HasSignal = 1u << 1,
+  /// A spin wait (KernelFacts::Waits).
+  HasWait = 1u << 2,
+  /// A memory access through a peer pointer (Address::Peer).
+  HasPeerAccess = 1u << 3,
+  /// A write of peer-visible data: a data write through a peer pointer, to
+  /// peer space or to a symmetric base (the engine's isPeerVisible()).
+  HasPeerWrite = 1u << 4,
+  /// A CTA shared-memory access.
+  HasSharedAccess = 1u << 5,
+  /// Host operations (ModuleModel::HostOps: a PKB solution() or a
+  /// candidate's pkb_candidate_run).
+  HasHostOps = 1u << 6,
+  /// A multicast access (multicast space or a Multicast parameter).
+  HasMulticast = 1u << 7,
+  /// A write of this rank's own global data: not shared, not symmetric, no
+  /// peer pointer, no flag (PART-003's output buffers).
+  HasLocalWrite = 1u << 8,
+};
+
+/// The ModelFeature bits of \p M: the union over its kernels (each
+/// classified from its enrichment facts; a kernel that enrich() has not
+/// seen is enriched on a copy) and its host operations. Defined in
+/// checkers/Registry.cpp.
+unsigned modelFeatures(const ModuleModel &M);
+
 /// Base class of all checkers.
 class Checker {
 public:
   virtual ~Checker() = default;
   virtual const CheckInfo &info() const = 0;
+  /// The checker's preconditions: ModelFeature bits of which a module must
+  /// have at least one for the checker to report anything (finding or
+  /// note); 0 (the default) runs it on every module. Declared next to the
+  /// ID with PKB_CHECK_NEEDS (checkers/Checks.h).
+  virtual unsigned needs() const { return 0; }
+  /// True if the checker can fire on a module with the ModelFeature bits
+  /// \p Features (modelFeatures()): it needs nothing, or the module has
+  /// one of the features it needs. A driver skips it otherwise, before any
+  /// Z3 work.
+  bool appliesTo(unsigned Features) const {
+    return needs() == 0 || (needs() & Features) != 0;
+  }
   /// True for checkers that look at one kernel at a time (and report their
   /// progress per kernel through CheckOptions::OnProgress); false for those
   /// that look at the module and its host code as a whole.
