@@ -89,11 +89,13 @@ std::vector<Interval> merged(std::vector<Interval> V) {
 }
 
 /// True if an expression of event \p E or of its enclosing loops mentions a
-/// parameter (`param:NAME`) outside \p Bound.
+/// parameter (`param:NAME`) outside \p Bound or a device variable
+/// (`global:NAME`): a value no launch fixes.
 bool mentionsFreeParam(const KernelModel &K, const Event &E,
                        const std::map<std::string, int64_t> &Bound) {
   auto Free = [&](const std::string &N) {
-    return startsWith(N, "param:") && !Bound.count(N);
+    return (startsWith(N, "param:") && !Bound.count(N)) ||
+           startsWith(N, "global:");
   };
   std::vector<ExprRef> Es = E.Guard;
   Es.insert(Es.end(), {E.Addr.Index, E.Addr.ByteOffset, E.Addr.Peer});
@@ -124,10 +126,12 @@ public:
       const KernelModel &K = *Calls[C].K;
       bool Opaque =
           std::any_of(K.Events.begin(), K.Events.end(), [](const Event &E) {
-            return E.Kind == EventKind::Opaque || E.Kind == EventKind::Call;
+            return E.Kind == EventKind::Opaque || E.Kind == EventKind::Call ||
+                   E.Kind == EventKind::BulkCopy;
           });
-      // A kernel whose events the model may miss can write any buffer it
-      // is passed: those buffers are not checked.
+      // A kernel whose events the model may miss (or whose bulk copies'
+      // destinations it does not name) can write any buffer it is passed:
+      // those buffers are not checked.
       for (const std::string &B : Calls[C].Op->ArgBuffers)
         if (Opaque || B.find('@') != std::string::npos)
           Unmodelled.insert(B);
