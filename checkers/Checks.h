@@ -27,6 +27,7 @@ std::unique_ptr<Checker> makeOrd005();
 std::unique_ptr<Checker> makePart001();
 std::unique_ptr<Checker> makePart002();
 std::unique_ptr<Checker> makePart003();
+std::unique_ptr<Checker> makePart004();
 std::unique_ptr<Checker> makeRace001();
 std::unique_ptr<Checker> makeRace002();
 std::unique_ptr<Checker> makeRace003();

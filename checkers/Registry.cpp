@@ -23,6 +23,7 @@ const std::vector<std::unique_ptr<Checker>> &allCheckers() {
     V.push_back(chk::makePart001());
     V.push_back(chk::makePart002());
     V.push_back(chk::makePart003());
+    V.push_back(chk::makePart004());
     V.push_back(chk::makeRace001());
     V.push_back(chk::makeRace002());
     V.push_back(chk::makeRace003());

@@ -23,7 +23,8 @@ import sys
 IDS = {
     "ORD-001", "ORD-002", "ORD-003", "ORD-004", "ORD-005", "SIG-001", "SIG-002",
     "BAR-001", "BAR-002", "BAR-003", "BAR-004", "BAR-005", "PART-001",
-    "PART-002", "PART-003", "RACE-001", "RACE-002", "RACE-003", "TOPO-001",
+    "PART-002", "PART-003", "PART-004", "RACE-001", "RACE-002", "RACE-003",
+    "TOPO-001",
     "HOST-001",
 }
 STYLES = {"rawptr", "addrtab", "peerview", "atomicref", "ptx", "coop", "pkb"}

@@ -1,0 +1,416 @@
+//===- Part004SlotMismatch.cpp - PART-004 ---------------------------------===//
+//
+// Slot mismatch: a rank reads bytes of a symmetric buffer that no rank writes
+// in any call, while other parts of the buffer are written through peer
+// pointers. The slot a reader reads for sender p is then not the slot p wrote
+// (a wrong chunk offset on the writer or on the reader side); disjoint
+// writes (PART-002) cannot show it.
+//
+// The check relates the kernels of one host call sequence (a candidate's
+// `pkb_candidate_run`): the buffer of each access is the symmetric buffer its
+// launch argument designates (HostOp::ArgBuffers). For a concrete world size
+// W, a concrete element count n and one owner rank q, the bytes that every
+// write of every kernel may put into q's copy of the buffer are enumerated
+// in the writer's model (any block, thread, iteration, call epoch), and the
+// reader's model is asked for a read of q's copy outside their union. Only
+// exact reads are reported (no opaque value, no unbound parameter); where the
+// writes cannot be enumerated, nothing is reported (docs/checkers.md).
+//
+//===----------------------------------------------------------------------===//
+#include "Checks.h"
+#include "Engine.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace pkb::chk {
+namespace {
+
+/// One kernel call of the host sequence with its kernel and launch site.
+struct CallSite {
+  const HostOp *Op = nullptr;
+  const KernelModel *K = nullptr;
+  const LaunchSite *L = nullptr;
+};
+
+/// An access of a symmetric buffer: the call and the event index.
+struct Access {
+  size_t Call;
+  size_t Ev;
+};
+
+/// A byte interval [Lo, Hi) of one owner's copy of a buffer.
+using Interval = std::pair<int64_t, int64_t>;
+
+/// Largest number of write instances enumerated per (W, owner, event and
+/// launch): past it the writes are not enumerated and nothing is reported.
+constexpr size_t EnumCap = 512;
+
+/// The index of the launch argument that initializes parameter \p Root.
+std::optional<size_t> argIndex(const LaunchSite &L, const std::string &Root) {
+  for (size_t I = 0; I < L.Args.size(); ++I)
+    if (L.Args[I].Param == Root)
+      return I;
+  return std::nullopt;
+}
+
+/// The symmetric buffer ("symm[0]") that base \p Base of the call \p C
+/// reaches: the buffer its launch argument designates, for a raw pointer or
+/// pointer-table parameter and for the `peers` field of a `pkb_peer_view`;
+/// "signal_pad" for the pads; empty when the base is not a parameter or the
+/// argument designates no symmetric buffer.
+std::string bufferKey(const CallSite &C, const std::string &Base) {
+  const Param *P = C.K->paramOf(Base);
+  if (!P)
+    return {};
+  std::string Root = P->Name.substr(0, P->Name.find('.'));
+  std::optional<size_t> I = argIndex(*C.L, Root);
+  if (!I || *I >= C.Op->ArgBuffers.size())
+    return {};
+  const std::string &B = C.Op->ArgBuffers[*I];
+  std::string Field = Base.substr(std::min(Root.size(), Base.size()));
+  if (B == "signal_pad" || Field == ".signal_pads")
+    return "signal_pad";
+  if (Field.empty() || Field == ".peers")
+    return B;
+  return {};
+}
+
+/// Merges \p V into sorted, disjoint intervals.
+std::vector<Interval> merged(std::vector<Interval> V) {
+  std::sort(V.begin(), V.end());
+  std::vector<Interval> R;
+  for (const Interval &X : V)
+    if (!R.empty() && X.first <= R.back().second)
+      R.back().second = std::max(R.back().second, X.second);
+    else
+      R.push_back(X);
+  return R;
+}
+
+/// True if an expression of event \p E or of its enclosing loops mentions a
+/// parameter (`param:NAME`) outside \p Bound or a device variable
+/// (`global:NAME`): a value no launch fixes.
+bool mentionsFreeParam(const KernelModel &K, const Event &E,
+                       const std::map<std::string, int64_t> &Bound) {
+  auto Free = [&](const std::string &N) {
+    return (startsWith(N, "param:") && !Bound.count(N)) ||
+           startsWith(N, "global:");
+  };
+  std::vector<ExprRef> Es = E.Guard;
+  Es.insert(Es.end(), {E.Addr.Index, E.Addr.ByteOffset, E.Addr.Peer});
+  for (unsigned Id : E.Loops)
+    if (const Loop *L = K.findLoop(Id))
+      Es.insert(Es.end(), {L->Init, L->Bound, L->Step});
+  return std::any_of(Es.begin(), Es.end(),
+                     [&](const ExprRef &X) { return anyVar(X, Free); });
+}
+
+class Part004 : public Checker {
+public:
+  PKB_CHECK_INFO("PART-004", "slot-mismatch",
+                 "A rank reads a slot of a symmetric buffer that no rank "
+                 "writes: the slot read for a sender is not the slot the "
+                 "sender wrote.",
+                 "part-004", ExplainsOutputMismatch)
+
+  void check(const ModuleModel &M, const CheckOptions &Opts,
+             std::vector<Finding> &Out,
+             std::vector<Diagnostic> &Diags) const override {
+    std::vector<CallSite> Calls;
+    if (!callSites(M, Calls))
+      return;
+    std::map<std::string, std::vector<Access>> Writes, Reads;
+    std::set<std::string> Unmodelled;
+    for (size_t C = 0; C < Calls.size(); ++C) {
+      const KernelModel &K = *Calls[C].K;
+      bool Opaque =
+          std::any_of(K.Events.begin(), K.Events.end(), [](const Event &E) {
+            return E.Kind == EventKind::Opaque || E.Kind == EventKind::Call ||
+                   E.Kind == EventKind::BulkCopy;
+          });
+      // A kernel whose events the model may miss (or whose bulk copies'
+      // destinations it does not name) can write any buffer it is passed:
+      // those buffers are not checked.
+      for (const std::string &B : Calls[C].Op->ArgBuffers)
+        if (Opaque || B.find('@') != std::string::npos)
+          Unmodelled.insert(B);
+      for (size_t I = 0; I < K.Events.size(); ++I) {
+        const Event &E = K.Events[I];
+        if (!accessesMemory(E.Kind) || K.isSharedAccess(E) ||
+            E.Addr.Space == AddrSpace::Local)
+          continue;
+        std::string Key = bufferKey(Calls[C], E.Addr.Base);
+        if (Key.empty() && writesMemory(E.Kind) && !K.paramOf(E.Addr.Base)) {
+          // A store through a pointer the model cannot name may reach any
+          // buffer of the call.
+          for (const std::string &B : Calls[C].Op->ArgBuffers)
+            Unmodelled.insert(B);
+          continue;
+        }
+        if (!startsWith(Key, "symm["))
+          continue;
+        if (writesMemory(E.Kind))
+          Writes[Key].push_back({C, I});
+        else if (E.Kind == EventKind::Load)
+          Reads[Key].push_back({C, I});
+      }
+    }
+    for (const auto &[Key, Rs] : Reads) {
+      if (Unmodelled.count(Key) || !Writes.count(Key) ||
+          !writtenByPeers(Calls, Writes.at(Key)))
+        continue;
+      try {
+        checkBuffer(M, Opts, Key, Calls, Writes.at(Key), Rs, Out);
+      } catch (const z3::exception &E) {
+        // Like every engine checker: a note, never a silent pass.
+        Diags.push_back(solverErrorNote(info().Id, *Calls[Rs[0].Call].K, E));
+      }
+    }
+  }
+
+private:
+  /// The kernel calls of the host sequence, each matched with its kernel
+  /// and launch site; false when the module is outside what the check can
+  /// reason about: no C++ host sequence, a host write or collective into a
+  /// symmetric buffer, a launch outside the sequence or a call that names
+  /// no single kernel.
+  static bool callSites(const ModuleModel &M, std::vector<CallSite> &Calls) {
+    size_t Sites = 0;
+    for (const KernelModel &K : M.Kernels)
+      Sites += K.Launches.size();
+    for (const HostOp &H : M.HostOps) {
+      if (H.Kind == HostOp::Collective ||
+          (H.Kind == HostOp::SymmWrite && H.Target != "signal_pad"))
+        return false;
+      if (H.Kind != HostOp::KernelCall)
+        continue;
+      if (H.Kernels.size() != 1)
+        return false;
+      CallSite C;
+      C.Op = &H;
+      for (const KernelModel &K : M.Kernels)
+        for (const LaunchSite &L : K.Launches)
+          if (K.Name == H.Kernels[0] && L.Loc.Line == H.Loc.Line &&
+              L.Loc.File == H.Loc.File && L.Args.size() == H.Args.size()) {
+            C.K = &K;
+            C.L = &L;
+          }
+      if (!C.K)
+        return false;
+      Calls.push_back(C);
+    }
+    return !Calls.empty() && Calls.size() == Sites;
+  }
+
+  /// True if some write reaches another rank's copy (a peer expression
+  /// other than the writer's own rank): the buffer receives data.
+  static bool writtenByPeers(const std::vector<CallSite> &Calls,
+                             const std::vector<Access> &Ws) {
+    return std::any_of(Ws.begin(), Ws.end(), [&](const Access &X) {
+      const ExprRef &P = Calls[X.Call].K->Events[X.Ev].Addr.Peer;
+      return P && !(P->Op == ExprOp::Var && P->Name == "rank");
+    });
+  }
+
+  /// The element count of call \p C: its one `ElementCount` parameter that
+  /// the launch does not bind to a constant, as (parameter variable,
+  /// argument text); nullopt when there are several.
+  static std::optional<std::pair<std::string, std::string>>
+  countParam(const CallSite &C) {
+    std::optional<std::pair<std::string, std::string>> R;
+    for (const Param &P : C.K->Params) {
+      if (P.Role != ParamRole::ElementCount)
+        continue;
+      std::optional<size_t> I = argIndex(*C.L, P.Name);
+      if (!I || constOf(C.L->Args[*I].Value))
+        continue;
+      if (R)
+        return std::nullopt;
+      R = {{"param:" + P.Name, C.L->Args[*I].Text}};
+    }
+    return R;
+  }
+
+  /// The bytes of rank \p Q's copy that the writes \p Ws may store at world
+  /// size \p W with element count \p N (argument text \p NText), merged;
+  /// nullopt when they cannot be enumerated (too many instances, a solver
+  /// limit, a launch-dependent set under representative launches).
+  static std::optional<std::vector<Interval>>
+  written(const ModuleModel &M, const CheckOptions &Opts,
+          const std::vector<CallSite> &Calls, const std::vector<Access> &Ws,
+          std::map<const KernelModel *, std::optional<Analysis>> &Locals,
+          std::map<const KernelModel *, Analysis *> &As, unsigned W, int64_t Q,
+          const std::string &NText, int64_t N) {
+    std::vector<Interval> All;
+    for (const Access &X : Ws) {
+      const CallSite &C = Calls[X.Call];
+      Analysis &A = analysis(M, Opts, *C.K, Locals, As);
+      std::map<std::string, int64_t> Bind;
+      for (const LaunchSite::Arg &Arg : C.L->Args)
+        if (Arg.Text == NText && !constOf(Arg.Value))
+          Bind["param:" + Arg.Param] = N;
+      Analysis::Range R = A.range(X.Ev, 1);
+      z3::expr F = A.exec(X.Ev, 1) && R.Owner == A.Z.int_val(Q);
+      std::optional<std::vector<Interval>> Assumed;
+      for (LaunchDims L : A.launches()) {
+        L.Bind.insert(Bind.begin(), Bind.end());
+        bool Complete = true;
+        std::vector<Interval> Got;
+        for (const std::vector<int64_t> &Row :
+             A.enumerate(F, {R.Lo, R.Hi}, W, L, EnumCap, Complete))
+          Got.push_back({Row[0], Row[1]});
+        if (!Complete)
+          return std::nullopt;
+        Got = merged(std::move(Got));
+        // Without a visible launch size the real grid is unknown: the set
+        // must not depend on the representative launch chosen.
+        if (!L.FromSite) {
+          if (Assumed && *Assumed != Got)
+            return std::nullopt;
+          Assumed = Got;
+        }
+        All.insert(All.end(), Got.begin(), Got.end());
+      }
+    }
+    return merged(std::move(All));
+  }
+
+  /// The analysis of \p K, created once per check.
+  static Analysis &
+  analysis(const ModuleModel &M, const CheckOptions &Opts, const KernelModel &K,
+           std::map<const KernelModel *, std::optional<Analysis>> &Locals,
+           std::map<const KernelModel *, Analysis *> &As) {
+    auto It = As.find(&K);
+    if (It != As.end())
+      return *It->second;
+    Analysis &A = checkContext(M, K, Opts, Locals[&K]);
+    As[&K] = &A;
+    return A;
+  }
+
+  void checkBuffer(const ModuleModel &M, const CheckOptions &Opts,
+                   const std::string &Key, const std::vector<CallSite> &Calls,
+                   const std::vector<Access> &Ws, const std::vector<Access> &Rs,
+                   std::vector<Finding> &Out) const {
+    std::map<const KernelModel *, std::optional<Analysis>> Locals;
+    std::map<const KernelModel *, Analysis *> As;
+    // Small world sizes keep the enumeration short; the smallest failing
+    // one is reported.
+    std::vector<unsigned> Sizes;
+    for (unsigned W : Opts.WorldSizes)
+      if (W >= 2 && W <= 4)
+        Sizes.push_back(W);
+    std::sort(Sizes.begin(), Sizes.end());
+    // Written bytes per (count argument, W, owner), computed once.
+    std::map<std::tuple<std::string, unsigned, int64_t>,
+             std::optional<std::vector<Interval>>>
+        Cache;
+    for (const Access &Rd : Rs) {
+      const CallSite &C = Calls[Rd.Call];
+      std::optional<std::pair<std::string, std::string>> Count = countParam(C);
+      if (!Count)
+        continue;
+      Analysis &A = analysis(M, Opts, *C.K, Locals, As);
+      if (A.isFlagAccess(Rd.Ev))
+        continue;
+      for (unsigned W : Sizes) {
+        // A multiple of W and of 16, so that chunk and vector
+        // divisibility that a host may require holds.
+        int64_t N = 16 * int64_t(W);
+        // Owner 0, and at W = 2 both owners (a root-only reader).
+        std::vector<int64_t> Owners = {0};
+        if (W == 2)
+          Owners.push_back(1);
+        for (int64_t Q : Owners) {
+          auto Slot = std::make_tuple(Count->second, W, Q);
+          if (!Cache.count(Slot))
+            Cache[Slot] =
+                written(M, Opts, Calls, Ws, Locals, As, W, Q, Count->second, N);
+          const std::optional<std::vector<Interval>> &Cov = Cache[Slot];
+          if (!Cov)
+            return;
+          if (report(A, C, Rd, Key, *Cov, W, Q, Count->first, N, Ws, Calls,
+                     Out))
+            return;
+        }
+      }
+    }
+  }
+
+  /// Asks for a read \p Rd of rank \p Q's copy outside \p Cov at world
+  /// size \p W and count \p N; reports it when it holds exactly.
+  bool report(Analysis &A, const CallSite &C, const Access &Rd,
+              const std::string &Key, const std::vector<Interval> &Cov,
+              unsigned W, int64_t Q, const std::string &NVar, int64_t N,
+              const std::vector<Access> &Ws, const std::vector<CallSite> &Calls,
+              std::vector<Finding> &Out) const {
+    A.Approx = false;
+    Analysis::Range R = A.range(Rd.Ev, 1);
+    z3::expr B = A.var("part004.byte", 1);
+    z3::expr Uncovered = A.Z.bool_val(true);
+    for (const Interval &I : Cov)
+      Uncovered = Uncovered &&
+                  !(B >= A.Z.int_val(I.first) && B < A.Z.int_val(I.second));
+    z3::expr F = A.exec(Rd.Ev, 1) && R.Owner == A.Z.int_val(Q) && B >= R.Lo &&
+                 B < R.Hi && R.Lo >= 0 && Uncovered;
+    if (A.Approx)
+      return false;
+    WitnessSpec Wit = A.agentWitness({1});
+    Wit.push_back({"byte", R.Lo});
+    bool AnyFromSite = false;
+    for (const LaunchDims &L : A.launches())
+      AnyFromSite = AnyFromSite || L.FromSite;
+    Outcome Found;
+    for (LaunchDims L : A.launches()) {
+      if (AnyFromSite && !L.FromSite)
+        continue;
+      L.Bind[NVar] = N;
+      if (mentionsFreeParam(*C.K, C.K->Events[Rd.Ev], L.Bind))
+        return false;
+      Outcome O = A.solve(F, Wit, {W}, &L);
+      bool Exact = O.sat() && !O.Approx && O.Unbound.empty();
+      // Representative launches stand for an unknown grid: the read must
+      // be outside the writes under each of them.
+      if (!AnyFromSite && !Exact)
+        return false;
+      if (Exact && !Found.sat())
+        Found = O;
+      if (AnyFromSite && Exact)
+        break;
+    }
+    if (!Found.sat())
+      return false;
+    const Event &E = C.K->Events[Rd.Ev];
+    Finding F2 = makeFinding(
+        info().Id, *C.K, E.Loc,
+        "rank " + Found.Witness["r1"] + " (block " + Found.Witness["b1"] +
+            ", thread " + Found.Witness["t1"] + ") reads the " +
+            std::to_string(E.Width) + "-byte element at byte " +
+            Found.Witness["byte"] + " of rank " + std::to_string(Q) +
+            "'s copy of " + Key + " (" + E.Addr.Base +
+            "), which no rank writes in any call (W = " + std::to_string(W) +
+            ", " + NVar.substr(6) + " = " + std::to_string(N) +
+            "): the slot read for a sender is not the slot the sender wrote",
+        "make the reader's slot for sender p the slot p writes into (index "
+        "the destination by the sender's rank, the source by the peer's)");
+    F2.Witness["owner"] = std::to_string(Q);
+    F2.Witness["n"] = std::to_string(N);
+    relate(F2, "read", E);
+    std::set<unsigned> Lines;
+    for (const Access &X : Ws) {
+      const Event &WE = Calls[X.Call].K->Events[X.Ev];
+      if (Lines.insert(WE.Loc.Line).second)
+        relate(F2, "write", WE);
+    }
+    applyOutcome(F2, Found);
+    emit(Out, std::move(F2));
+    return true;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Checker> makePart004() { return std::make_unique<Part004>(); }
+
+} // namespace pkb::chk

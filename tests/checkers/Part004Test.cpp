@@ -1,0 +1,142 @@
+//===- Part004Test.cpp - PART-004 on hand-built models --------------------===//
+//
+// PART-004: a bad model that must produce exactly this finding (line,
+// severity, witness) and nothing else, and good models that produce none
+// (PART-004 alone; the corpus test runs every checker on the corpus pair).
+// The models are the two kernels of a push all-to-all through a
+// pkb_peer_view (`push` into the peers' buffers, `unpack` of the own one)
+// with the candidate host sequence that launches them.
+//
+//===----------------------------------------------------------------------===//
+#include "CheckerTestUtil.h"
+
+using namespace pkb;
+using namespace pkb::cktest;
+
+namespace {
+
+/// Findings of PART-004 alone (the other checkers' queries on these models
+/// are slow and beside the point).
+std::vector<Finding> runPart004(const ModuleModel &M) {
+  std::vector<Finding> Out;
+  std::vector<Diagnostic> Diags;
+  for (const auto &C : allCheckers())
+    if (C->info().Id == "PART-004")
+      C->check(M, CheckOptions{}, Out, Diags);
+  EXPECT_TRUE(Diags.empty());
+  return Out;
+}
+
+/// Parameters of both kernels: the view (rank, peers of 2-byte elements),
+/// x, y and the per-rank element count N.
+KB viewKernel(const std::string &Name) {
+  KB K(Name);
+  K.param("V", ParamRole::Context)
+      .param("V.rank", ParamRole::Rank)
+      .param("V.world_size", ParamRole::WorldSize)
+      .param("V.peers", ParamRole::PeerTable, 2)
+      .param("X", ParamRole::LocalBuffer, 2)
+      .param("Y", ParamRole::LocalBuffer, 2)
+      .param("N", ParamRole::ElementCount);
+  return K;
+}
+
+/// The launch of \p K at \p Line with the host's argument texts, and the
+/// matching host call (argument 0, the view, designates symm[0]).
+void launchAt(ModuleModel &M, KernelModel &K, unsigned Line) {
+  LaunchSite L;
+  L.Kernel = K.Name;
+  L.BlockX = c(256);
+  L.Loc = {"test.cu", Line, 3};
+  HostOp H;
+  H.Kind = HostOp::KernelCall;
+  H.Callee = K.Name;
+  H.Kernels = {K.Name};
+  H.Loc = L.Loc;
+  for (const char *P : {"V", "X", "Y", "N"}) {
+    if (!K.findParam(P))
+      continue;
+    std::string Text = std::string(P) == "V" ? "Ctx->view" : P;
+    L.Args.push_back(
+        {P, std::string(P) == "N" ? Expr::opaque("N") : nullptr, Text});
+    H.Args.push_back(Text);
+    H.ArgBuffers.push_back(std::string(P) == "V" ? "symm[0]" : "");
+  }
+  L.GridX = Expr::opaque("Grid"); // computed from N: representative launches
+  K.Launches.push_back(L);
+  M.HostOps.push_back(H);
+}
+
+/// Push all-to-all. `push`: chunk p of x goes to slot \p Slot of rank p's
+/// buffer (p != rank; line 50), the own chunk straight to y; `unpack`:
+/// y[I] = own buffer[I] for the chunks p != rank (line 62). With
+/// \p HostCopy the host also copies into symm[0].
+ModuleModel alltoall(ExprRef Slot, bool HostCopy = false) {
+  ExprRef N = v("param:N");
+  KB P = viewKernel("push");
+  unsigned I = P.beginLoop(gtid(), N * W(), stride(), "I");
+  ExprRef Pe = P.lv(I) / N, Off = P.lv(I) - Pe * N;
+  P.when(ne(Pe, rank()));
+  P.load(49, addr("X", nullptr, P.lv(I)), 2);
+  P.store(50, addr("V.peers", Pe, Slot * N + Off), 2);
+  P.end();
+  P.endLoop();
+  KB U = viewKernel("unpack");
+  unsigned J = U.beginLoop(gtid(), N * W(), stride(), "I");
+  U.when(ne(U.lv(J) / N, rank()));
+  U.load(62, addr("V.peers", rank(), U.lv(J)), 2);
+  U.store(63, addr("Y", nullptr, U.lv(J)), 2);
+  U.end();
+  U.endLoop();
+  ModuleModel M;
+  M.File = "test.cu";
+  if (HostCopy) {
+    HostOp H;
+    H.Kind = HostOp::SymmWrite;
+    H.Callee = "cudaMemcpyAsync";
+    H.Target = "symm[0]";
+    H.Loc = {"test.cu", 98, 3};
+    M.HostOps.push_back(H);
+  }
+  launchAt(M, P.K, 99);
+  launchAt(M, U.K, 102);
+  M.Kernels = {P.K, U.K};
+  enrich(M);
+  return M;
+}
+
+TEST(Checkers, Part004SlotOfNextRankIsNotTheSlotRead) {
+  // Rank r pushes into slot (r + 1) % W: rank q's slot (q + 1) % W, which
+  // unpack reads as the chunk of rank q + 1, is written by no rank.
+  auto F = runPart004(alltoall((rank() + c(1)) % W()));
+  EXPECT_EQ(keys(F), (std::set<Key>{{62, "PART-004"}})) << dump(F);
+  const Finding *X = find(F, "PART-004");
+  ASSERT_TRUE(X);
+  EXPECT_EQ(X->Sev, Severity::Error);
+  EXPECT_EQ(X->Witness.at("W"), "2");
+  EXPECT_EQ(X->Witness.at("n"), "32");
+  // Owner 0 at W = 2: slot 1 (bytes [64, 128)) is read, only slot 0 is
+  // written (by rank 1).
+  int64_t Byte = std::stoll(X->Witness.at("byte"));
+  EXPECT_GE(Byte, 64);
+  EXPECT_LT(Byte, 128);
+  bool WriteRelated = false;
+  for (const auto &R : X->Related)
+    WriteRelated = WriteRelated || (R.Role == "write" && R.Loc.Line == 50);
+  EXPECT_TRUE(WriteRelated) << dump(F);
+}
+
+TEST(Checkers, Part004SlotOfSenderIsClean) {
+  // Slot `rank` of every peer: unpack reads exactly the slots written.
+  auto F = runPart004(alltoall(rank()));
+  EXPECT_TRUE(F.empty()) << dump(F);
+}
+
+TEST(Checkers, Part004HostWrittenBufferIsNotChecked) {
+  // A host copy into the buffer writes bytes the kernels do not show: no
+  // read is provably unwritten.
+  auto F = runPart004(alltoall((rank() + c(1)) % W(), /*HostCopy=*/true));
+  EXPECT_TRUE(F.empty()) << dump(F);
+}
+
+} // namespace
