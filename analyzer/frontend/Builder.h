@@ -235,6 +235,8 @@ public:
   ExprRef trackedValue(const clang::VarDecl *VD, ExprRef E) const;
   /// Assigns \p NewE to the followed local \p VD under the current guard.
   void assignTracked(const clang::VarDecl *VD, ExprRef NewE);
+  /// Every local written inside \p S (followed or not).
+  std::vector<const clang::VarDecl *> writtenIn(const clang::Stmt *S);
   /// Followed locals of the current frame written inside \p S.
   std::vector<const clang::VarDecl *> trackedWrittenIn(const clang::Stmt *S);
   /// Makes the values of \p Vs unknown (loop or switch bodies).

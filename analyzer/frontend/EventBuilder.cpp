@@ -578,7 +578,8 @@ void Builder::stmt(const Stmt *S) {
     const auto *BodyCS = dyn_cast_or_null<CompoundStmt>(F->getBody());
     if (Sh.Var && Sh.StepSign > 0 && InitV && !InitV->hasOpaque() && BodyCS &&
         !leavesLoop(BodyCS) && !hasContinue(BodyCS)) {
-      std::vector<const VarDecl *> Varying = Written;
+      // Every local the loop writes, followed or not (append counters).
+      std::vector<const VarDecl *> Varying = writtenIn(S);
       Varying.push_back(Sh.Var);
       for (const VarDecl *VD : Written) {
         auto In = [&](const Stmt *Part) {

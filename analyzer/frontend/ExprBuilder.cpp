@@ -832,7 +832,13 @@ Val Builder::evalOther(const clang::Expr *E) {
               frame().LoadedFrom[VD] = LastLoad;
             else
               frame().LoadedFrom.erase(VD);
-            frame().Vars[VD].E = Old;
+            // An address-valued integer keeps the pointer it designates.
+            if (Op == BO_Assign)
+              NV.P = R.P;
+            else if (NV.P)
+              NV.P->Index = nullptr;
+            NV.E = Old;
+            frame().Vars[VD] = NV;
             assignTracked(VD, New);
             return R;
           }

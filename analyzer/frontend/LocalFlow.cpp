@@ -252,6 +252,13 @@ void Builder::assignTracked(const VarDecl *VD, ExprRef NewE) {
   Cur.E = NewE;
 }
 
+std::vector<const VarDecl *> Builder::writtenIn(const Stmt *S) {
+  WriteScanner W;
+  if (S)
+    W.TraverseStmt(const_cast<Stmt *>(S));
+  return {W.Out.begin(), W.Out.end()};
+}
+
 std::vector<const VarDecl *> Builder::trackedWrittenIn(const Stmt *S) {
   std::vector<const VarDecl *> R;
   if (!S || Frames.empty() || frame().Tracked.empty())
