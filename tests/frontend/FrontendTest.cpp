@@ -651,3 +651,107 @@ __global__ void k(float** peers, int world_size) {
   EXPECT_EQ(storesTo(kernel(R, "k"), "peers"),
             std::vector<std::string>({"loop:2|tid.x|1 == 1;|2;"}));
 }
+
+/// The element index of every store of \p K, in order ("?" if unknown).
+static std::vector<std::string> storeIndices(const KernelModel &K) {
+  std::vector<std::string> Idx;
+  for (const Event &E : K.Events)
+    if (E.Kind == EventKind::Store)
+      Idx.push_back(E.Addr.Index ? E.Addr.Index->str() : "?");
+  return Idx;
+}
+
+// Locals followed in program order (analyzer/frontend/LocalFlow.cpp): a
+// helper's by-reference out-parameters flow back to the caller's locals
+// (with a conditional clamp as a select), a local carried from one loop into
+// the next is the second loop's induction variable starting at the first
+// loop's exit value, and `off += m` once per iteration of a `++j` loop is
+// `loop * m`.
+TEST(FrontendLocalFlow, OutParamsAndCarriedLoopVariables) {
+  FrontendResult R = build(R"(
+__device__ void range(int n, int g, int b, int &lo, int &hi) {
+  int per = (n + g - 1) / g;
+  lo = b * per;
+  hi = lo + per;
+  if (lo > n)
+    lo = n;
+}
+__global__ void k(float *out, int n, int m) {
+  int lo, hi;
+  range(n, gridDim.x, blockIdx.x, lo, hi);
+  out[lo] = 1.0f;
+  out[hi] = 1.0f;
+  int off = 0;
+  for (int j = 0; j < 4; ++j) {
+    out[off + threadIdx.x] = 2.0f;
+    off += m;
+  }
+  out[off] = 5.0f;
+  size_t I = threadIdx.x;
+  for (; I + 3 * blockDim.x < n; I += 4 * blockDim.x)
+    out[I] = 3.0f;
+  for (; I < n; I += blockDim.x)
+    out[I] = 4.0f;
+}
+)");
+  ASSERT_TRUE(R.Parsed);
+  const KernelModel &K = kernel(R, "k");
+  std::vector<std::string> Idx = storeIndices(K);
+  const std::string Per = "(((param:n + gdim.x) - 1) / gdim.x)";
+  ASSERT_EQ(Idx.size(), 6u);
+  EXPECT_EQ(Idx[0], "((bid.x * " + Per + ") > param:n) ? param:n : (bid.x * " +
+                        Per + ")");
+  EXPECT_EQ(Idx[1], "(bid.x * " + Per + ") + " + Per);
+  EXPECT_EQ(Idx[2], "(loop:0 * param:m) + tid.x");
+  EXPECT_EQ(Idx[3], "max(0, 4) * param:m");
+  EXPECT_EQ(Idx[4], "loop:1");
+  EXPECT_EQ(Idx[5], "loop:2");
+  ASSERT_EQ(K.Loops.size(), 3u);
+  EXPECT_EQ(K.Loops[1].Init->str(), "tid.x");
+  EXPECT_EQ(K.Loops[1].Bound->str(), "param:n - (3 * bdim.x)");
+  EXPECT_EQ(K.Loops[1].Step->str(), "4 * bdim.x");
+  EXPECT_EQ(K.Loops[2].Init->str(),
+            "tid.x + ((4 * bdim.x) * max(0, ((((param:n - (3 * bdim.x)) - "
+            "tid.x) + (4 * bdim.x)) - 1) / (4 * bdim.x)))");
+  EXPECT_EQ(K.Loops[2].Bound->str(), "param:n");
+}
+
+// What cannot be followed stays unknown: a local written in a loop (inside
+// and after it), in a switch (case guards are not modeled), or whose
+// address is taken; an assignment under a condition is a select.
+TEST(FrontendLocalFlow, UnfollowedWritesStayUnknown) {
+  FrontendResult R = build(R"(
+__device__ void bump(int *p) { *p += 1; }
+__global__ void k(float *out, int n, int c) {
+  int a = 0;
+  for (int j = 0; j < n; ++j) {
+    out[a] = 1.0f;
+    if (out[j] > 0.0f)
+      a = j;
+  }
+  out[a] = 2.0f;
+  int s = 0;
+  switch (c) {
+  case 0: s = 1; break;
+  default: s = 2; break;
+  }
+  out[s] = 3.0f;
+  int t = 5;
+  bump(&t);
+  out[t] = 4.0f;
+  int u = 1;
+  if (c > 2)
+    u = 7;
+  out[u] = 5.0f;
+}
+)");
+  ASSERT_TRUE(R.Parsed);
+  const KernelModel &K = kernel(R, "k");
+  std::vector<std::string> Idx = storeIndices(K);
+  ASSERT_EQ(Idx.size(), 5u);
+  EXPECT_EQ(Idx[0], "local:a@4");
+  EXPECT_EQ(Idx[1], "local:a@4");
+  EXPECT_EQ(Idx[2], "local:s@11");
+  EXPECT_EQ(Idx[3], "local:t@17");
+  EXPECT_EQ(Idx[4], "(param:c > 2) ? 7 : 1");
+}
