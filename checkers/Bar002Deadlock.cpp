@@ -28,13 +28,15 @@ public:
   /// on the first request and then answered from the memo. Enumerations
   /// cut short by the solver (unknown) are not kept: a later request runs
   /// them again, as it did without the memo.
-  std::vector<std::vector<int64_t>> rows(Analysis &A, const z3::expr &F,
+  /// The rows do not carry \p F's approximation flag (enumerate()), so
+  /// the memo is keyed by the term alone.
+  std::vector<std::vector<int64_t>> rows(Analysis &A, const Encoded &F,
                                          const std::vector<z3::expr> &Xs,
                                          unsigned W, const LaunchDims &L,
                                          size_t Cap, bool &Complete) {
-    std::vector<Entry> &Bucket = Memo[F.hash()];
+    std::vector<Entry> &Bucket = Memo[F.Term.hash()];
     for (const Entry &E : Bucket)
-      if (E.W == W && E.L == &L && E.Cap == Cap && z3::eq(E.F, F) &&
+      if (E.W == W && E.L == &L && E.Cap == Cap && z3::eq(E.F, F.Term) &&
           sameTerms(E.Xs, Xs)) {
         Complete = E.Complete;
         return E.Rows;
@@ -42,7 +44,7 @@ public:
     auto Rows = A.enumerate(F, Xs, W, L, Cap, Complete);
     // Complete, or stopped at the cap: the same answer every time.
     if (Complete || Rows.size() >= Cap)
-      Bucket.push_back({F, Xs, W, &L, Cap, Rows, Complete});
+      Bucket.push_back({F.Term, Xs, W, &L, Cap, Rows, Complete});
     return Rows;
   }
 

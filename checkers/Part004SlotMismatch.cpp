@@ -251,14 +251,16 @@ private:
         if (Arg.Text == NText && !constOf(Arg.Value))
           Bind["param:" + Arg.Param] = N;
       Analysis::Range R = A.range(X.Ev, 1);
-      z3::expr F = A.exec(X.Ev, 1) && R.Owner == A.Z.int_val(Q);
+      // Writes are over-approximated (the safe direction here), so the
+      // term's approximation flag does not matter.
+      Encoded F = A.exec(X.Ev, 1) && R.Owner == A.Z.int_val(Q);
       std::optional<std::vector<Interval>> Assumed;
       for (LaunchDims L : A.launches()) {
         L.Bind.insert(Bind.begin(), Bind.end());
         bool Complete = true;
         std::vector<Interval> Got;
         for (const std::vector<int64_t> &Row :
-             A.enumerate(F, {R.Lo, R.Hi}, W, L, EnumCap, Complete))
+             A.enumerate(F, {R.Lo.Term, R.Hi.Term}, W, L, EnumCap, Complete))
           Got.push_back({Row[0], Row[1]});
         if (!Complete)
           return std::nullopt;
@@ -345,16 +347,15 @@ private:
               unsigned W, int64_t Q, const std::string &NVar, int64_t N,
               const std::vector<Access> &Ws, const std::vector<CallSite> &Calls,
               std::vector<Finding> &Out) const {
-    A.Approx = false;
     Analysis::Range R = A.range(Rd.Ev, 1);
     z3::expr B = A.var("part004.byte", 1);
     z3::expr Uncovered = A.Z.bool_val(true);
     for (const Interval &I : Cov)
       Uncovered = Uncovered &&
                   !(B >= A.Z.int_val(I.first) && B < A.Z.int_val(I.second));
-    z3::expr F = A.exec(Rd.Ev, 1) && R.Owner == A.Z.int_val(Q) && B >= R.Lo &&
-                 B < R.Hi && R.Lo >= 0 && Uncovered;
-    if (A.Approx)
+    Encoded F = A.exec(Rd.Ev, 1) && R.Owner == A.Z.int_val(Q) && B >= R.Lo &&
+                B < R.Hi && R.Lo >= 0 && Uncovered;
+    if (F.Approx)
       return false;
     WitnessSpec Wit = A.agentWitness({1});
     Wit.push_back({"byte", R.Lo});
