@@ -299,16 +299,10 @@ Encoded Analysis::loopDef(unsigned Id, int A) {
                       : V == tr(L->Init, A, Approx) - N * S);
     // Grid-/block-stride loops: the start is the thread's offset within
     // one stride, so the loop variable determines it (v mod S == start).
-    // Only where the start lies in [0, S): a start carried from an earlier
-    // loop (`for (; i < n; i += bdim)` after a 4-way unrolled loop) or
-    // offset by a block's range is past it.
     bool Grid = L->Init->mentions("tid.x") && L->Step->mentions("bdim.x") &&
                 (L->Init->mentions("bid.x") == L->Step->mentions("gdim.x"));
-    if (Grid && L->Ascending) {
-      z3::expr I0 = tr(L->Init, A, Approx);
-      R = R &&
-          z3::implies(I0 >= 0 && I0 < S, z3::mod(V, S) == I0 && V / S == N);
-    }
+    if (Grid && L->Ascending)
+      R = R && z3::mod(V, S) == tr(L->Init, A, Approx) && V / S == N;
   } else if (L->Init) {
     R = R && (L->Ascending ? V >= tr(L->Init, A, Approx)
                            : V <= tr(L->Init, A, Approx));

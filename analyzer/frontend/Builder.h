@@ -129,10 +129,6 @@ struct Frame {
   unsigned Returns = 0;
   /// Locals whose last assignment read memory: the event index of the read.
   std::map<const clang::VarDecl *, int> LoadedFrom;
-  /// Integral locals (and parameters) whose value is followed in program
-  /// order (LocalFlow.cpp), each with currentGuard() at its declaration: an
-  /// assignment under further conditions yields `cond ? new : old`.
-  std::map<const clang::VarDecl *, std::vector<ExprRef>> Tracked;
 };
 
 /// State of the condition of a loop being evaluated (spin-wait detection).
@@ -216,32 +212,6 @@ public:
   const std::map<const clang::VarDecl *, std::optional<int64_t>> &
   multiDefs(const clang::FunctionDecl *FD);
 
-  // --- LocalFlow.cpp -----------------------------------------------------
-  /// Locals of \p FD whose writes cannot all be followed (address taken,
-  /// bound to a non-const reference, written in a lambda, passed by
-  /// non-const reference to a function without a user body).
-  const std::set<const clang::VarDecl *> &
-  untrackedLocals(const clang::FunctionDecl *FD);
-  /// True if \p VD (an integral local or parameter of the current frame's
-  /// function) can be followed in program order.
-  bool trackable(const clang::VarDecl *VD);
-  /// Starts following \p VD from here (its declaration or frame entry).
-  void track(const clang::VarDecl *VD);
-  /// True if the current frame follows \p VD.
-  bool isTracked(const clang::VarDecl *VD) const;
-  /// The unknown value of \p VD: `local:NAME@LINE`.
-  ExprRef localName(const clang::VarDecl *VD) const;
-  /// \p E if a followed local may hold it, else localName(VD).
-  ExprRef trackedValue(const clang::VarDecl *VD, ExprRef E) const;
-  /// Assigns \p NewE to the followed local \p VD under the current guard.
-  void assignTracked(const clang::VarDecl *VD, ExprRef NewE);
-  /// Every local written inside \p S (followed or not).
-  std::vector<const clang::VarDecl *> writtenIn(const clang::Stmt *S);
-  /// Followed locals of the current frame written inside \p S.
-  std::vector<const clang::VarDecl *> trackedWrittenIn(const clang::Stmt *S);
-  /// Makes the values of \p Vs unknown (loop or switch bodies).
-  void havoc(const std::vector<const clang::VarDecl *> &Vs);
-
   // --- RoleInference.cpp -------------------------------------------------
   void inferRoles(const clang::FunctionDecl *FD);
   void refineRoles();
@@ -296,10 +266,6 @@ public:
            std::map<const clang::VarDecl *, std::optional<int64_t>>>
       MultiDefCache;
   unsigned Budget = 200000; ///< Events + visits, against pathological input.
-  std::map<const clang::FunctionDecl *, std::set<const clang::VarDecl *>>
-      UntrackedCache;
-  /// Functions with goto: none of their locals is followed.
-  std::set<const clang::FunctionDecl *> TrackNothing;
 };
 
 /// Address base prefix of an event whose pointer is a PtrChoice (replaced by

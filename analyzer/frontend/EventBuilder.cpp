@@ -134,9 +134,6 @@ struct ForShape {
   const clang::Expr *StepExpr = nullptr;
   int StepSign = 0; ///< +1/-1 for ++/--, 0 for an expression step
   bool Sub = false; ///< i -= s
-  /// `for (; cond; i += s)`: no init, the variable carries its value from
-  /// before the loop (Init is null; the builder takes the current value).
-  bool Carried = false;
 };
 } // namespace
 
@@ -157,21 +154,6 @@ static ForShape forShape(const ForStmt *F) {
       }
   }
   const clang::Expr *Inc = F->getInc() ? F->getInc()->IgnoreParens() : nullptr;
-  if (!F->getInit() && Inc) {
-    // A carried variable: the one the increment updates.
-    const clang::Expr *Target = nullptr;
-    if (const auto *U = dyn_cast<UnaryOperator>(Inc))
-      Target = U->isIncrementDecrementOp() ? U->getSubExpr() : nullptr;
-    else if (const auto *BO = dyn_cast<BinaryOperator>(Inc))
-      Target = BO->isAssignmentOp() ? BO->getLHS() : nullptr;
-    const auto *DR = dyn_cast_or_null<DeclRefExpr>(
-        Target ? Target->IgnoreParenImpCasts() : nullptr);
-    const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
-    if (VD && !VD->hasGlobalStorage()) {
-      S.Var = VD;
-      S.Carried = true;
-    }
-  }
   auto IsVar = [&](const clang::Expr *E) {
     const auto *DR =
         dyn_cast_or_null<DeclRefExpr>(E ? E->IgnoreParenImpCasts() : nullptr);
@@ -198,106 +180,6 @@ static ForShape forShape(const ForStmt *F) {
   if (!S.StepSign && !S.StepExpr)
     S.Var = nullptr; // not an induction variable we understand
   return S;
-}
-
-/// True if \p S may leave the enclosing loop other than through its
-/// condition: a `break` outside nested loops and switches, a `return` or a
-/// `goto` anywhere.
-static bool leavesLoop(const Stmt *S, bool Nested = false) {
-  if (!S)
-    return false;
-  if (isa<ReturnStmt>(S) || isa<GotoStmt>(S) || isa<IndirectGotoStmt>(S))
-    return true;
-  if (isa<BreakStmt>(S))
-    return !Nested;
-  bool Inner = Nested || isa<ForStmt>(S) || isa<WhileStmt>(S) ||
-               isa<DoStmt>(S) || isa<CXXForRangeStmt>(S) || isa<SwitchStmt>(S);
-  for (const Stmt *C : S->children())
-    if (leavesLoop(C, Inner))
-      return true;
-  return false;
-}
-
-/// True if \p S holds a `continue` of the enclosing loop.
-static bool hasContinue(const Stmt *S, bool Nested = false) {
-  if (!S)
-    return false;
-  if (isa<ContinueStmt>(S))
-    return !Nested;
-  bool Inner = Nested || isa<ForStmt>(S) || isa<WhileStmt>(S) ||
-               isa<DoStmt>(S) || isa<CXXForRangeStmt>(S);
-  for (const Stmt *C : S->children())
-    if (hasContinue(C, Inner))
-      return true;
-  return false;
-}
-
-/// The stride of `v += s`, `v -= s` (negated), `++v`, `v++` (1) when \p St is
-/// that statement on \p VD; \p One is set for the increment forms.
-static const clang::Expr *carriedStride(const Stmt *St, const VarDecl *VD,
-                                        bool &Sub, bool &One) {
-  const auto *E = dyn_cast_or_null<clang::Expr>(St);
-  if (!E)
-    return nullptr;
-  E = E->IgnoreParens();
-  auto Is = [VD](const clang::Expr *X) {
-    const auto *DR = dyn_cast<DeclRefExpr>(X->IgnoreParenImpCasts());
-    return DR && DR->getDecl() == VD;
-  };
-  if (const auto *U = dyn_cast<UnaryOperator>(E))
-    if (U->isIncrementOp() && Is(U->getSubExpr())) {
-      One = true;
-      return E;
-    }
-  if (const auto *BO = dyn_cast<BinaryOperator>(E))
-    if ((BO->getOpcode() == BO_AddAssign || BO->getOpcode() == BO_SubAssign) &&
-        Is(BO->getLHS())) {
-      Sub = BO->getOpcode() == BO_SubAssign;
-      return BO->getRHS();
-    }
-  return nullptr;
-}
-
-/// True if evaluating \p E calls nothing, writes nothing and reads none of
-/// \p Vars.
-static bool invariantIn(const Stmt *E,
-                        const std::vector<const VarDecl *> &Vars) {
-  if (!E)
-    return true;
-  if (isa<CallExpr>(E) || isa<StmtExpr>(E) || isa<LambdaExpr>(E))
-    return false;
-  if (const auto *BO = dyn_cast<BinaryOperator>(E))
-    if (BO->isAssignmentOp())
-      return false;
-  if (const auto *U = dyn_cast<UnaryOperator>(E))
-    if (U->isIncrementDecrementOp())
-      return false;
-  if (const auto *DR = dyn_cast<DeclRefExpr>(E))
-    if (std::find(Vars.begin(), Vars.end(), DR->getDecl()) != Vars.end())
-      return false;
-  for (const Stmt *C : E->children())
-    if (!invariantIn(C, Vars))
-      return false;
-  return true;
-}
-
-/// If \p E is `V + c` or `V - c` (c not mentioning V), the offset c (`-c`).
-static ExprRef offsetFrom(const ExprRef &E, const std::string &V) {
-  if (!E || E->Ops.size() != 2)
-    return nullptr;
-  auto IsV = [&](const ExprRef &X) {
-    return X && X->Op == ExprOp::Var && X->Name == V;
-  };
-  if (E->Op == ExprOp::Add) {
-    if (IsV(E->Ops[0]) && !E->Ops[1]->mentions(V))
-      return E->Ops[1];
-    if (IsV(E->Ops[1]) && !E->Ops[0]->mentions(V))
-      return E->Ops[0];
-  }
-  if (E->Op == ExprOp::Sub && IsV(E->Ops[0]) && !E->Ops[1]->mentions(V))
-    return E->Ops[1]->Op == ExprOp::Const ? Expr::constant(-E->Ops[1]->Value)
-                                          : Expr::unary(ExprOp::Neg, E->Ops[1]);
-  return nullptr;
 }
 
 /// Splits `polled OP v` (or `v OP polled`) into OP and v.
@@ -498,13 +380,6 @@ void Builder::stmt(const Stmt *S) {
         if (LastLoad != LastBefore && LastLoad >= Before)
           frame().LoadedFrom[VD] = LastLoad;
       }
-      if (!VD->getType()->isReferenceType() && trackable(VD)) {
-        // Followed in program order (LocalFlow.cpp): the initial value.
-        V.E = trackedValue(VD, V.E);
-        frame().Vars[VD] = std::move(V);
-        track(VD);
-        continue;
-      }
       bindLocal(VD, std::move(V));
     }
     return;
@@ -538,99 +413,14 @@ void Builder::stmt(const Stmt *S) {
   }
   if (const auto *F = dyn_cast<ForStmt>(S)) {
     ForShape Sh = forShape(F);
-    // A carried induction variable must be a followed local that only the
-    // increment writes.
-    auto WritesVar = [&](const Stmt *Part) {
-      std::vector<const VarDecl *> W = trackedWrittenIn(Part);
-      return std::find(W.begin(), W.end(), Sh.Var) != W.end();
-    };
-    if (Sh.Carried &&
-        (!isTracked(Sh.Var) || WritesVar(F->getBody()) ||
-         WritesVar(F->getCond()) || !frame().Vars[Sh.Var].E ||
-         frame().Vars[Sh.Var].E->mentions(localName(Sh.Var)->Name)))
-      Sh.Var = nullptr;
     ExprRef InitV;
-    // The value of a followed induction variable before the loop.
-    ExprRef Before =
-        Sh.Var && isTracked(Sh.Var) ? frame().Vars[Sh.Var].E : nullptr;
     if (Sh.Var) {
-      InitV = Sh.Carried ? Before : rv(Sh.Init);
+      InitV = rv(Sh.Init);
     } else if (F->getInit()) {
       stmt(F->getInit());
     }
-    // Followed locals the loop writes are unknown inside it and after it.
-    std::vector<const VarDecl *> Written;
-    for (const Stmt *Part :
-         {static_cast<const Stmt *>(F->getCond()),
-          static_cast<const Stmt *>(F->getInc()), F->getBody()})
-      for (const VarDecl *VD : trackedWrittenIn(Part))
-        if (VD != Sh.Var &&
-            std::find(Written.begin(), Written.end(), VD) == Written.end())
-          Written.push_back(VD);
-    // Carried locals updated once per iteration by a loop-invariant amount
-    // (`off += len;` at the top level of the body of a `++i` loop that only
-    // its condition leaves): off = start + (i - init) * len.
-    struct Carry {
-      const VarDecl *VD;
-      ExprRef Start, Stride;
-    };
-    std::vector<Carry> Carries;
-    const auto *BodyCS = dyn_cast_or_null<CompoundStmt>(F->getBody());
-    if (Sh.Var && Sh.StepSign > 0 && InitV && !InitV->hasOpaque() && BodyCS &&
-        !leavesLoop(BodyCS) && !hasContinue(BodyCS)) {
-      // Every local the loop writes, followed or not (append counters).
-      std::vector<const VarDecl *> Varying = writtenIn(S);
-      Varying.push_back(Sh.Var);
-      for (const VarDecl *VD : Written) {
-        auto In = [&](const Stmt *Part) {
-          std::vector<const VarDecl *> W = trackedWrittenIn(Part);
-          return std::find(W.begin(), W.end(), VD) != W.end();
-        };
-        if (In(F->getCond()) || In(F->getInc()))
-          continue;
-        int Count = 0;
-        const clang::Expr *StrideE = nullptr;
-        bool Sub = false, One = false;
-        for (const Stmt *St : BodyCS->body())
-          if (In(St)) {
-            ++Count;
-            StrideE = carriedStride(St, VD, Sub, One);
-          }
-        if (Count != 1 || !StrideE || (!One && !invariantIn(StrideE, Varying)))
-          continue;
-        ExprRef Stride;
-        if (One) {
-          Stride = Expr::constant(1);
-        } else {
-          size_t Ev = K.Events.size();
-          Stride = rv(StrideE); // no calls, no writes: at most reads
-          if (K.Events.size() != Ev) {
-            K.Events.resize(Ev); // a memory read: not invariant
-            continue;
-          }
-        }
-        ExprRef Start = frame().Vars[VD].E;
-        if (!Start || !Stride || Stride->hasOpaque() ||
-            Stride->mentions("polled") || Start->hasOpaque())
-          continue;
-        if (Sub)
-          Stride = Stride->Op == ExprOp::Const
-                       ? Expr::constant(-Stride->Value)
-                       : Expr::unary(ExprOp::Neg, Stride);
-        Carries.push_back({VD, Start, Stride});
-      }
-    }
-    for (const Carry &C : Carries)
-      Written.erase(std::find(Written.begin(), Written.end(), C.VD));
-    havoc(Written);
     LoopScope LS(*this, S);
     unsigned Id = LS.Id;
-    for (const Carry &C : Carries)
-      frame().Vars[C.VD].E = trackedValue(
-          C.VD,
-          mkAdd(C.Start,
-                mkMul(mkSub(Expr::var("loop:" + std::to_string(Id)), InitV),
-                      C.Stride)));
     if (Sh.Var) {
       LS.loop().InductionVar = Sh.Var->getName().str();
       LS.loop().Init = InitV;
@@ -657,14 +447,6 @@ void Builder::stmt(const Stmt *S) {
       bool L0 = Cond->Ops[0]->Op == ExprOp::Var && Cond->Ops[0]->Name == LV;
       bool L1 = Cond->Ops[1]->Op == ExprOp::Var && Cond->Ops[1]->Name == LV;
       ExprRef Other = L0 ? Cond->Ops[1] : L1 ? Cond->Ops[0] : nullptr;
-      // `i + c < b` bounds i by b - c (`i - c < b`: b + c).
-      for (int Side = 0; Side < 2 && !Other; ++Side)
-        if (ExprRef Off = offsetFrom(Cond->Ops[Side], LV);
-            Off && !Cond->Ops[1 - Side]->mentions(LV)) {
-          Other = mkSub(Cond->Ops[1 - Side], Off);
-          L0 = Side == 0;
-          L1 = Side == 1;
-        }
       ExprOp Op = Cond->Op;
       if (L1) // b > i  ==  i < b
         Op = Op == ExprOp::Gt   ? ExprOp::Lt
@@ -711,54 +493,15 @@ void Builder::stmt(const Stmt *S) {
       LS.loop().Step = Step;
       if (Sh.StepSign < 0 || Sh.Sub)
         LS.loop().Ascending = false;
-      frame().Vars[Sh.Var] = Val{localName(Sh.Var)};
-      if (isTracked(Sh.Var)) {
-        // The exit value of an ascending loop that only its condition
-        // leaves: init + step * max(0, ceil((bound - init) / step)).
-        const Loop &L = LS.loop();
-        ExprRef Exit;
-        if (L.Ascending && L.Init && L.Bound && L.Step &&
-            !leavesLoop(F->getBody()) && !L.Init->hasOpaque() &&
-            !L.Bound->hasOpaque() && !L.Step->hasOpaque() &&
-            !L.Bound->mentions("loop:" + std::to_string(Id)) &&
-            !L.Step->mentions("loop:" + std::to_string(Id))) {
-          ExprRef N = Expr::binary(
-              ExprOp::Div,
-              mkSub(mkAdd(mkSub(L.Bound, L.Init), L.Step), Expr::constant(1)),
-              L.Step);
-          Exit = mkAdd(
-              L.Init,
-              mkMul(L.Step, Expr::binary(ExprOp::Max, Expr::constant(0), N)));
-        }
-        frame().Vars[Sh.Var].E = Before ? Before : localName(Sh.Var);
-        if (Exit)
-          assignTracked(Sh.Var, Exit);
-        else
-          havoc({Sh.Var});
-      }
+      frame().Vars[Sh.Var] =
+          Val{Expr::var("local:" + Sh.Var->getName().str() + "@" +
+                        std::to_string(Map.map(Sh.Var->getLocation()).Line))};
     } else if (F->getInc()) {
       eval(F->getInc());
-    }
-    havoc(Written);
-    for (const Carry &C : Carries) {
-      // After the loop: start + trip count * stride.
-      const Loop &L = LS.loop();
-      frame().Vars[C.VD].E = C.Start;
-      if (L.Ascending && L.Bound && !L.Bound->hasOpaque() &&
-          !L.Bound->mentions("loop:" + std::to_string(Id)))
-        assignTracked(
-            C.VD,
-            mkAdd(C.Start, mkMul(Expr::binary(ExprOp::Max, Expr::constant(0),
-                                              mkSub(L.Bound, InitV)),
-                                 C.Stride)));
-      else
-        havoc({C.VD});
     }
     return;
   }
   if (const auto *W = dyn_cast<WhileStmt>(S)) {
-    std::vector<const VarDecl *> Written = trackedWrittenIn(S);
-    havoc(Written);
     LoopScope LS(*this, S);
     if (const DeclStmt *CV = W->getConditionVariableDeclStmt())
       stmt(CV);
@@ -775,12 +518,9 @@ void Builder::stmt(const Stmt *S) {
     else
       stmt(W->getBody());
     Jumped = false;
-    havoc(Written);
     return;
   }
   if (const auto *D = dyn_cast<DoStmt>(S)) {
-    std::vector<const VarDecl *> Written = trackedWrittenIn(S);
-    havoc(Written);
     LoopScope LS(*this, S);
     size_t Start = K.Events.size();
     if (isInfinite(*this, D->getCond()))
@@ -794,14 +534,11 @@ void Builder::stmt(const Stmt *S) {
     Conds.pop_back();
     if (C.PolledEvent >= static_cast<int>(Start))
       makeSpin(*this, C, mkNot(Cond), LS.Id, D->getCond());
-    havoc(Written);
     return;
   }
   if (const auto *FR = dyn_cast<CXXForRangeStmt>(S)) {
     if (FR->getRangeInit())
       eval(FR->getRangeInit());
-    std::vector<const VarDecl *> Written = trackedWrittenIn(FR->getBody());
-    havoc(Written);
     LoopScope LS(*this, S);
     if (const VarDecl *LV = FR->getLoopVariable())
       frame().Vars[LV] =
@@ -809,7 +546,6 @@ void Builder::stmt(const Stmt *S) {
                         std::to_string(Map.map(LV->getLocation()).Line))};
     stmt(FR->getBody());
     Jumped = false;
-    havoc(Written);
     return;
   }
   if (const auto *R = dyn_cast<ReturnStmt>(S)) {
@@ -859,14 +595,9 @@ void Builder::stmt(const Stmt *S) {
       stmt(SW->getInit());
     ExprRef C = rv(SW->getCond());
     (void)C;
-    // Case guards are not modeled: followed locals the body writes are
-    // unknown inside it and after it.
-    std::vector<const VarDecl *> Written = trackedWrittenIn(SW->getBody());
-    havoc(Written);
     Jumps.push_back({Guards.size(), true, {}});
     stmt(SW->getBody());
     Jumps.pop_back();
-    havoc(Written);
     Jumped = false;
     K.Notes.push_back("switch at line " +
                       std::to_string(Map.map(S->getBeginLoc()).Line) +
@@ -1044,9 +775,6 @@ Val Builder::callUser(const CallExpr *CE, const FunctionDecl *Callee) {
     eval(MC->getImplicitObjectArgument());
   std::vector<Val> Args;
   unsigned NP = Callee->getNumParams();
-  // By-reference parameters bound to a followed local of the caller
-  // (LocalFlow.cpp): parameter index -> the caller's local.
-  std::map<unsigned, const VarDecl *> RefOut;
   for (unsigned I = ArgBase; I < CE->getNumArgs(); ++I) {
     const clang::Expr *A = CE->getArg(I);
     unsigned PI = I - ArgBase;
@@ -1055,12 +783,8 @@ Val Builder::callUser(const CallExpr *CE, const FunctionDecl *Callee) {
     if (P && P->getType()->isReferenceType() &&
         !P->getType().getNonReferenceType().isConstQualified()) {
       const auto *DR = dyn_cast<DeclRefExpr>(A->IgnoreParenImpCasts());
-      const auto *AVD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
-      if (AVD && isTracked(AVD)) {
-        V = eval(A); // the followed local's value; flows back after the call
-        RefOut[PI] = AVD;
-      } else if (DR && !isa<ParmVarDecl>(DR->getDecl()) &&
-                 !dyn_cast<VarDecl>(DR->getDecl())->hasGlobalStorage())
+      if (DR && !isa<ParmVarDecl>(DR->getDecl()) &&
+          !dyn_cast<VarDecl>(DR->getDecl())->hasGlobalStorage())
         V = eval(A); // a local passed by reference: its value
       else
         V.P = lvalue(A);
@@ -1088,11 +812,8 @@ Val Builder::callUser(const CallExpr *CE, const FunctionDecl *Callee) {
                                        std::to_string(Opts.InlineDepth) +
                                        " reached at ") +
                       Name + " (line " + std::to_string(E.Loc.Line) + ")");
-    for (auto &[PI, VD] : RefOut)
-      assignTracked(VD, localName(VD)); // written by code not inlined
     return {Expr::opaque(text(CE))};
   }
-  std::vector<ExprRef> EntryGuard = currentGuard();
   Frame F;
   F.FD = Callee;
   F.GuardBase = Guards.size();
@@ -1113,16 +834,6 @@ Val Builder::callUser(const CallExpr *CE, const FunctionDecl *Callee) {
                     : Val{Expr::var("local:" + P->getName().str())};
   }
   Frames.push_back(std::move(F));
-  // Parameters the callee assigns are followed from here (by-reference
-  // ones bound to a followed local of the caller, and by-value ones).
-  for (unsigned I = 0; I < NP && I < Args.size(); ++I) {
-    const ParmVarDecl *P = Callee->getParamDecl(I);
-    bool Ref = P->getType()->isReferenceType();
-    if ((Ref ? RefOut.count(I) > 0 : !Args[I].P) && trackable(P)) {
-      frame().Tracked[P] = EntryGuard;
-      frame().Vars[P].E = trackedValue(P, frame().Vars[P].E);
-    }
-  }
   InlineStack.push_back(Name);
   bool SavedJump = Jumped;
   Jumped = false;
@@ -1139,18 +850,7 @@ Val Builder::callUser(const CallExpr *CE, const FunctionDecl *Callee) {
     E.Loc = Map.map(CE->getBeginLoc());
   }
   Val R = Frames.back().Ret ? *Frames.back().Ret : Val{};
-  // Values of by-reference parameters flow back to the caller's locals.
-  std::vector<std::pair<const VarDecl *, ExprRef>> Back;
-  for (auto &[PI, VD] : RefOut) {
-    const ParmVarDecl *P = Callee->getParamDecl(PI);
-    auto T = Frames.back().Tracked.find(P);
-    ExprRef Out =
-        T == Frames.back().Tracked.end() ? nullptr : Frames.back().Vars[P].E;
-    Back.emplace_back(VD, Out);
-  }
   Frames.pop_back();
-  for (auto &[VD, Out] : Back)
-    assignTracked(VD, Out); // null (not followed in the callee): unknown
   if (!R.E)
     R.E = Expr::opaque(text(CE));
   return R;

@@ -728,12 +728,10 @@ Val Builder::readLValue(const clang::Expr *S, const clang::Expr *E) {
   if (const auto *DR = dyn_cast<DeclRefExpr>(S)) {
     const ValueDecl *D = DR->getDecl();
     const auto *VD = dyn_cast<VarDecl>(D);
-    // A by-reference parameter bound to a followed local reads its value.
-    bool Memory =
-        VD && !isTracked(VD) &&
-        (VD->getType()->isReferenceType() || VD->hasAttr<CUDASharedAttr>() ||
-         (VD->hasGlobalStorage() && !VD->isStaticLocal() &&
-          !VD->getType().isConstQualified()));
+    bool Memory = VD && (VD->getType()->isReferenceType() ||
+                         VD->hasAttr<CUDASharedAttr>() ||
+                         (VD->hasGlobalStorage() && !VD->isStaticLocal() &&
+                          !VD->getType().isConstQualified()));
     if (!Memory)
       return declRef(D, S);
   }
@@ -820,28 +818,8 @@ Val Builder::evalOther(const clang::Expr *E) {
       if (const auto *DR = dyn_cast<DeclRefExpr>(L)) {
         const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
         if (VD && !VD->hasGlobalStorage() &&
-            (!VD->getType()->isReferenceType() || isTracked(VD))) {
+            !VD->getType()->isReferenceType()) {
           Val NV = frame().Vars.count(VD) ? frame().Vars[VD] : Val{};
-          if (isTracked(VD)) {
-            // A followed local (LocalFlow.cpp): the new value.
-            ExprRef Old = NV.E ? NV.E : localName(VD);
-            ExprRef New = R.P               ? nullptr
-                          : Op == BO_Assign ? R.E
-                                            : arith(binOp(Op), Old, R.E);
-            if (LastLoad != LastBefore && LastLoad >= Before && Op == BO_Assign)
-              frame().LoadedFrom[VD] = LastLoad;
-            else
-              frame().LoadedFrom.erase(VD);
-            // An address-valued integer keeps the pointer it designates.
-            if (Op == BO_Assign)
-              NV.P = R.P;
-            else if (NV.P)
-              NV.P->Index = nullptr;
-            NV.E = Old;
-            frame().Vars[VD] = NV;
-            assignTracked(VD, New);
-            return R;
-          }
           if (Op == BO_Assign) {
             if (R.P)
               NV.P = R.P;
@@ -914,18 +892,8 @@ Val Builder::evalOther(const clang::Expr *E) {
     case UO_PostDec: {
       const clang::Expr *S = skipWrappers(U->getSubExpr());
       if (const auto *DR = dyn_cast<DeclRefExpr>(S))
-        if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl())) {
-          if (isTracked(VD)) {
-            ExprRef Old = frame().Vars[VD].E;
-            if (!Old)
-              Old = localName(VD);
-            bool Inc = U->isIncrementOp();
-            assignTracked(VD, Inc ? mkAdd(Old, Expr::constant(1))
-                                  : mkSub(Old, Expr::constant(1)));
-            frame().LoadedFrom.erase(VD);
-            return {U->isPrefix() ? frame().Vars[VD].E : trackedValue(VD, Old)};
-          } else if (!VD->hasGlobalStorage() &&
-                     !VD->getType()->isReferenceType()) {
+        if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()))
+          if (!VD->hasGlobalStorage() && !VD->getType()->isReferenceType()) {
             Val V = declRef(VD, S);
             if (V.P)
               V.P->Index = nullptr;
@@ -933,7 +901,6 @@ Val Builder::evalOther(const clang::Expr *E) {
             frame().LoadedFrom.erase(VD);
             return {Expr::opaque(text(E))};
           }
-        }
       if (std::optional<PtrVal> P = lvalue(S)) {
         emitAccess(EventKind::Load, *P, S->getType(), E);
         emitAccess(EventKind::Store, *P, S->getType(), E);
