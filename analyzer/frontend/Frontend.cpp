@@ -793,10 +793,14 @@ ParseSetup parseSetup(const FrontendOptions &Opts) {
 /// missing include are appended to \p Guesses. With \p Pch the implicit
 /// includes come from that precompiled header; when Clang cannot use it,
 /// \p PchFailure is set to its message and the result must be discarded.
+/// With \p Preamble (\p Pch is then the unit PCH holding those includes) the
+/// unit's leading include lines are blanked in the parsed text.
 FrontendResult buildOnce(const CudaUnit &Unit, const FrontendOptions &Opts,
                          const ParseSetup &Setup, const std::string &Prelude,
                          std::vector<RecoveredName> &Guesses,
-                         const fe::Precompiled *Pch, std::string &PchFailure) {
+                         const fe::Precompiled *Pch,
+                         const fe::UnitPreamble *Preamble,
+                         std::string &PchFailure) {
   FrontendResult Result;
   Result.Module.File = Unit.Map.File.empty() ? Unit.Name : Unit.Map.File;
   RunState State{Unit, Opts, Result, Setup.UnitNotes, false, {}};
@@ -825,8 +829,11 @@ FrontendResult buildOnce(const CudaUnit &Unit, const FrontendOptions &Opts,
   llvm::IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem> Mem(
       new llvm::vfs::InMemoryFileSystem);
   Overlay->pushOverlay(Mem);
-  Mem->addFile(MainFile, 0,
-               llvm::MemoryBuffer::getMemBufferCopy(Unit.Text, MainFile));
+  Mem->addFile(
+      MainFile, 0,
+      llvm::MemoryBuffer::getMemBufferCopy(
+          Preamble ? fe::blankPreamble(Unit.Text, *Preamble) : Unit.Text,
+          MainFile));
   if (!Prelude.empty())
     Mem->addFile(PreludeFile, 0,
                  llvm::MemoryBuffer::getMemBufferCopy(Prelude, PreludeFile));
@@ -855,6 +862,7 @@ FrontendResult buildOnce(const CudaUnit &Unit, const FrontendOptions &Opts,
     return Result;
   }
   Result.UsedPch = Pch != nullptr;
+  Result.UsedUnitPch = Pch && Preamble;
   // Errors recorded after the consumer ran are still reported; put the
   // parse diagnostics first, then the toolkit notes.
   std::vector<pkb::Diagnostic> All = std::move(RC.Diags);
@@ -905,11 +913,33 @@ FrontendResult buildModels(const CudaUnit &Unit, const FrontendOptions &Opts) {
     if (!Pch)
       PchNote(Why);
   }
+  // A unit that starts with system includes of its own parses them from a
+  // second PCH that holds them too; when that one cannot be had or used,
+  // the unit quietly falls back to the implicit includes' PCH (the models
+  // and diagnostics are the same with any of the three).
+  fe::UnitPreamble Preamble = fe::unitPreamble(Unit.Text);
+  std::unique_ptr<fe::Precompiled> UnitPch;
+  if (Pch && !Preamble.Includes.empty()) {
+    std::string Why;
+    UnitPch = fe::obtainPrecompiled(Opts.PchDir, Setup.Args,
+                                    llvm::vfs::getRealFileSystem(), Why,
+                                    Preamble.Includes);
+  }
   auto Parse = [&](const std::string &Prelude) {
     std::string Failure;
+    if (UnitPch) {
+      FrontendResult R = buildOnce(Unit, Opts, Setup, Prelude, Guesses,
+                                   UnitPch.get(), &Preamble, Failure);
+      if (Failure.empty())
+        return R;
+      if (!R.Parsed)
+        llvm::sys::fs::remove(UnitPch->CachePath);
+      UnitPch.reset();
+      Failure.clear();
+    }
     if (Pch) {
-      FrontendResult R =
-          buildOnce(Unit, Opts, Setup, Prelude, Guesses, Pch.get(), Failure);
+      FrontendResult R = buildOnce(Unit, Opts, Setup, Prelude, Guesses,
+                                   Pch.get(), nullptr, Failure);
       if (Failure.empty())
         return R;
       PchNote("'" + Pch->CachePath + "' could not be used (" + Failure + ")");
@@ -919,7 +949,8 @@ FrontendResult buildModels(const CudaUnit &Unit, const FrontendOptions &Opts) {
         llvm::sys::fs::remove(Pch->CachePath);
       Pch.reset();
     }
-    return buildOnce(Unit, Opts, Setup, Prelude, Guesses, nullptr, Failure);
+    return buildOnce(Unit, Opts, Setup, Prelude, Guesses, nullptr, nullptr,
+                     Failure);
   };
   FrontendResult Result = Parse("");
   for (int Pass = 0; Pass < 4 && Result.Parsed; ++Pass) {

@@ -132,6 +132,7 @@ std::unique_ptr<Precompiled> readPrecompiled(const std::string &Path,
 /// Builds the PCH for \p Args into \p Path (temporary file, then rename).
 bool buildPrecompiled(const std::string &Path,
                       const std::vector<std::string> &Args,
+                      llvm::StringRef MainText,
                       llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> Base,
                       std::string &Why) {
   llvm::StringRef Dir = llvm::sys::path::parent_path(Path);
@@ -159,7 +160,7 @@ bool buildPrecompiled(const std::string &Path,
   llvm::IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem> Mem(
       new llvm::vfs::InMemoryFileSystem);
   Overlay->pushOverlay(Mem);
-  Mem->addFile(VirtualMain, 0, llvm::MemoryBuffer::getMemBuffer(""));
+  Mem->addFile(VirtualMain, 0, llvm::MemoryBuffer::getMemBufferCopy(MainText));
   llvm::IntrusiveRefCntPtr<FileManager> Files(
       new FileManager(FileSystemOptions(), Overlay));
   std::vector<std::string> Cmd = Args;
@@ -178,7 +179,9 @@ bool buildPrecompiled(const std::string &Path,
   bool Ok = Inv.run();
   if (!Ok || Diags.getNumErrors() > 0)
     return Fail(
-        "the toolkit headers did not precompile" +
+        std::string(MainText.empty() ? "the toolkit headers"
+                                     : "the unit's leading includes") +
+        " did not precompile" +
         (Diags.First.empty() ? std::string() : " (" + Diags.First + ")"));
 
   auto Built = llvm::MemoryBuffer::getFile(TmpPath, /*IsText=*/false,
@@ -205,13 +208,57 @@ bool buildPrecompiled(const std::string &Path,
 
 } // namespace
 
-std::string precompiledName(const std::vector<std::string> &Args) {
+UnitPreamble unitPreamble(llvm::StringRef Text) {
+  UnitPreamble P;
+  for (llvm::StringRef Rest = Text; !Rest.empty();) {
+    auto [Line, Tail] = Rest.split('\n');
+    Rest = Tail;
+    llvm::StringRef T = Line.trim();
+    if (T.empty() || T.starts_with("//"))
+      continue;
+    // `#include <name>` (spaces allowed after '#' and before '<'), with
+    // nothing but a `//` comment after it.
+    llvm::StringRef D = T;
+    if (!D.consume_front("#"))
+      break;
+    D = D.ltrim();
+    if (!D.consume_front("include"))
+      break;
+    D = D.ltrim();
+    size_t Close = D.find('>');
+    if (!D.starts_with("<") || Close == llvm::StringRef::npos)
+      break;
+    llvm::StringRef After = D.drop_front(Close + 1).trim();
+    if (!After.empty() && !After.starts_with("//"))
+      break;
+    P.Includes += T.str() + "\n";
+    P.Lines.emplace_back(static_cast<size_t>(Line.data() - Text.data()),
+                         Line.size());
+  }
+  return P;
+}
+
+std::string blankPreamble(llvm::StringRef Text, const UnitPreamble &P) {
+  std::string R = Text.str();
+  for (auto [Off, Len] : P.Lines)
+    for (size_t I = Off; I < Off + Len && I < R.size(); ++I)
+      if (R[I] != '\r')
+        R[I] = ' ';
+  return R;
+}
+
+std::string precompiledName(const std::vector<std::string> &Args,
+                            llvm::StringRef MainText) {
   llvm::SHA256 H;
   H.update("pkbcheck-pch/1");
   H.update(llvm::StringRef(getClangFullVersion()));
   for (const std::string &A : Args) {
     H.update(llvm::StringRef("\0", 1));
     H.update(A);
+  }
+  if (!MainText.empty()) {
+    H.update(llvm::StringRef("\0main\0", 6));
+    H.update(MainText);
   }
   std::array<uint8_t, 32> Digest = H.final();
   std::string Hex = llvm::toHex(Digest, /*LowerCase=*/true).substr(0, 32);
@@ -221,22 +268,35 @@ std::string precompiledName(const std::vector<std::string> &Args) {
 std::unique_ptr<Precompiled>
 obtainPrecompiled(const std::string &Dir, const std::vector<std::string> &Args,
                   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> Base,
-                  std::string &Why) {
+                  std::string &Why, llvm::StringRef MainText) {
   llvm::SmallString<256> Path(Dir);
-  llvm::sys::path::append(Path, precompiledName(Args));
+  llvm::sys::path::append(Path, precompiledName(Args, MainText));
   std::string P = Path.str().str();
-  if (!fs::exists(P) && !buildPrecompiled(P, Args, Base, Why))
+  std::string Failed = P + ".failed";
+  if (!MainText.empty() && fs::exists(Failed)) {
+    Why = "an earlier build of '" + P + "' failed";
     return nullptr;
+  }
+  if (!fs::exists(P) && !buildPrecompiled(P, Args, MainText, Base, Why)) {
+    if (!MainText.empty()) {
+      int FD = -1;
+      if (!fs::openFileForWrite(Failed, FD))
+        llvm::sys::Process::SafelyCloseFileDescriptor(FD);
+    }
+    return nullptr;
+  }
   bool Corrupt = false;
   std::unique_ptr<Precompiled> R = readPrecompiled(P, Why, Corrupt);
   if (Corrupt)
     fs::remove(P); // the next run rebuilds it
+  if (R)
+    R->MainText = MainText.str();
   return R;
 }
 
 void mountPrecompiled(const Precompiled &P,
                       llvm::vfs::InMemoryFileSystem &Mem) {
-  Mem.addFile(VirtualMain, 0, llvm::MemoryBuffer::getMemBuffer(""));
+  Mem.addFile(VirtualMain, 0, llvm::MemoryBuffer::getMemBuffer(P.MainText));
   // The byte after the PCH is the trailer's NUL: a null-terminated view.
   Mem.addFile(P.VirtualPath, 0,
               llvm::MemoryBuffer::getMemBuffer(P.Ast, P.VirtualPath,

@@ -5,7 +5,9 @@
 // files, a file with its own macros before the includes, a missing include
 // with recovery); a corrupt cache file or a changed header falls back to a
 // plain parse with a "precompiled-headers" note and is rebuilt on the next
-// run; processes racing to build the same file all end up using it.
+// run; processes racing to build the same file all end up using it; a unit
+// that starts with system includes gets a PCH that holds them too, one per
+// distinct include list, and falls back quietly when they do not compile.
 //
 //===----------------------------------------------------------------------===//
 #include "FrontendTestUtil.h"
@@ -125,8 +127,69 @@ TEST(Precompiled, BundledFilesHaveTheSameModels) {
                           "runtime/testdata/broken_compile_error.cu"})
       if (fs::exists(Src + "/" + F))
         expectSameWithPch(Src + "/" + F, O, Dir);
-  // One file per mode: the arguments differ.
-  EXPECT_EQ(pchFiles(Dir).size(), modes().size());
+  // At least one file per mode (the arguments differ), plus one per
+  // distinct list of leading includes; a second round builds nothing new.
+  size_t Built = pchFiles(Dir).size();
+  EXPECT_GE(Built, modes().size());
+  for (const FrontendOptions &O : modes())
+    if (fs::exists(Src + "/kernels/corpus/buggy/bar001_02_coop.cu"))
+      expectSameWithPch(Src + "/kernels/corpus/buggy/bar001_02_coop.cu", O,
+                        Dir);
+  EXPECT_EQ(pchFiles(Dir).size(), Built);
+}
+
+TEST(Precompiled, LeadingSystemIncludesGetTheirOwnPch) {
+  TempDir Tmp("unit");
+  const std::string Dir = Tmp.path();
+  FrontendOptions O = test::shimOptions();
+  auto Same = [&](const std::string &Text, bool UnitPch) {
+    CudaUnit U = test::cudaUnit(Text);
+    FrontendOptions P = O;
+    P.PchDir = "";
+    FrontendResult Plain = buildModels(U, P);
+    P.PchDir = Dir;
+    FrontendResult Pch = buildModels(U, P);
+    EXPECT_TRUE(Pch.UsedPch);
+    EXPECT_EQ(Pch.UsedUnitPch, UnitPch) << Text;
+    EXPECT_FALSE(hasPchNote(Pch));
+    EXPECT_EQ(everything(Pch), everything(Plain)) << Text;
+  };
+  // Comments, blank lines and trailing comments may sit between the
+  // includes; the kernel after them keeps its line numbers (an unknown
+  // type on line 6 is recovered, a missing declaration on line 8 is an
+  // error at that line in both parses).
+  const std::string Head = "// a unit with its own includes\n"
+                           "#include <cooperative_groups.h>\n"
+                           "\n"
+                           "#  include <cuda_runtime.h>  // runtime\n";
+  Same(Head + "namespace cg = cooperative_groups;\n"
+              "__global__ void k(int *p, UNKNOWN_T *q) {\n"
+              "  cg::this_grid().sync();\n"
+              "  atomicAdd_system(p, not_declared);\n"
+              "}\n",
+       true);
+  // The implicit includes' PCH and the unit PCH.
+  EXPECT_EQ(pchFiles(Dir).size(), 2u);
+  // The same include lines share the unit PCH.
+  Same(Head + "__global__ void k2(int *p) { atomicAdd_system(p, 2); }\n", true);
+  EXPECT_EQ(pchFiles(Dir).size(), 2u);
+  // A macro first: the includes may depend on it, no unit PCH.
+  Same("#define PKB_TEST_WIDTH 4\n#include <cooperative_groups.h>\n"
+       "__global__ void k3(int *p) { p[PKB_TEST_WIDTH] = 1; }\n",
+       false);
+  EXPECT_EQ(pchFiles(Dir).size(), 2u);
+  // A leading include that does not exist: the unit PCH is not built, a
+  // marker keeps the next parse from trying again, and the implicit
+  // includes' PCH is used.
+  const std::string Missing = "#include <pkb_no_such_header.h>\n"
+                              "__global__ void k4(int *p) { *p = 4; }\n";
+  Same(Missing, false);
+  Same(Missing, false);
+  EXPECT_EQ(pchFiles(Dir).size(), 2u);
+  size_t Markers = 0;
+  for (const auto &E : fs::directory_iterator(Dir))
+    Markers += E.path().extension() == ".failed";
+  EXPECT_EQ(Markers, 1u);
 }
 
 TEST(Precompiled, OwnMacrosBeforeTheIncludesAndRecovery) {

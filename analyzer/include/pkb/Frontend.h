@@ -49,6 +49,9 @@ struct FrontendResult {
   /// True when the kept parse loaded the precompiled headers of
   /// FrontendOptions::PchDir (false without one, or after a fallback).
   bool UsedPch = false;
+  /// True when that PCH also held the unit's leading system includes (a
+  /// unit PCH, docs/frontend.md "Precompiled toolkit headers").
+  bool UsedUnitPch = false;
 };
 
 /// Parses \p Unit and extracts kernel models. Never throws; parse errors
