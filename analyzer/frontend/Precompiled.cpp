@@ -272,18 +272,29 @@ obtainPrecompiled(const std::string &Dir, const std::vector<std::string> &Args,
   llvm::SmallString<256> Path(Dir);
   llvm::sys::path::append(Path, precompiledName(Args, MainText));
   std::string P = Path.str().str();
-  std::string Failed = P + ".failed";
+  // Unit PCHs: a marker file records the first parse with an include list
+  // (".seen") or a failed build (".failed").
+  auto Mark = [&](const std::string &Marker) {
+    int FD = -1;
+    if (!fs::openFileForWrite(Marker, FD))
+      llvm::sys::Process::SafelyCloseFileDescriptor(FD);
+  };
+  std::string Failed = P + ".failed", Seen = P + ".seen";
   if (!MainText.empty() && fs::exists(Failed)) {
     Why = "an earlier build of '" + P + "' failed";
     return nullptr;
   }
-  if (!fs::exists(P) && !buildPrecompiled(P, Args, MainText, Base, Why)) {
-    if (!MainText.empty()) {
-      int FD = -1;
-      if (!fs::openFileForWrite(Failed, FD))
-        llvm::sys::Process::SafelyCloseFileDescriptor(FD);
+  if (!fs::exists(P)) {
+    if (!MainText.empty() && !fs::exists(Seen)) {
+      Mark(Seen);
+      Why = "first unit with these leading includes";
+      return nullptr;
     }
-    return nullptr;
+    if (!buildPrecompiled(P, Args, MainText, Base, Why)) {
+      if (!MainText.empty())
+        Mark(Failed);
+      return nullptr;
+    }
   }
   bool Corrupt = false;
   std::unique_ptr<Precompiled> R = readPrecompiled(P, Why, Corrupt);

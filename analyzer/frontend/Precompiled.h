@@ -86,9 +86,12 @@ std::string precompiledName(const std::vector<std::string> &Args,
 /// system the headers are read from. Returns null with \p Why set when it
 /// cannot be built or read (unwritable directory, headers with errors,
 /// a corrupt file: a corrupt file is removed so that the next run rebuilds
-/// it). When a unit PCH (non-empty \p MainText) cannot be built, an empty
-/// "<name>.failed" file next to it keeps later parses from trying again
-/// (remove the cache directory after installing a missing header).
+/// it). A unit PCH (non-empty \p MainText) is built only when a second unit
+/// with the same include lines comes: the first one leaves an empty
+/// "<name>.seen" file and gets null, so that an include list used once
+/// costs neither a build nor disk space. When it cannot be built, an empty
+/// "<name>.failed" file keeps later parses from trying again (remove the
+/// cache directory after installing a missing header).
 std::unique_ptr<Precompiled>
 obtainPrecompiled(const std::string &Dir, const std::vector<std::string> &Args,
                   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> Base,
