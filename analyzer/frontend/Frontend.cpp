@@ -37,6 +37,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -925,30 +926,35 @@ FrontendResult buildModels(const CudaUnit &Unit, const FrontendOptions &Opts) {
                                     llvm::vfs::getRealFileSystem(), Why,
                                     Preamble.Includes);
   }
-  auto Parse = [&](const std::string &Prelude) {
+  // One parse with \p P (and \p Pre for the unit PCH). When Clang cannot
+  // use the PCH, it is dropped for the rest of this unit, its file removed
+  // if it was out of date or unreadable when loaded (the next run rebuilds
+  // it), a note says why unless \p Quiet, and nothing is returned.
+  auto ParseWith = [&](std::unique_ptr<fe::Precompiled> &P,
+                       const fe::UnitPreamble *Pre, const std::string &Prelude,
+                       bool Quiet) -> std::optional<FrontendResult> {
     std::string Failure;
-    if (UnitPch) {
-      FrontendResult R = buildOnce(Unit, Opts, Setup, Prelude, Guesses,
-                                   UnitPch.get(), &Preamble, Failure);
-      if (Failure.empty())
-        return R;
-      if (!R.Parsed)
-        llvm::sys::fs::remove(UnitPch->CachePath);
-      UnitPch.reset();
-      Failure.clear();
-    }
-    if (Pch) {
-      FrontendResult R = buildOnce(Unit, Opts, Setup, Prelude, Guesses,
-                                   Pch.get(), nullptr, Failure);
-      if (Failure.empty())
-        return R;
-      PchNote("'" + Pch->CachePath + "' could not be used (" + Failure + ")");
-      // Out of date or unreadable when it was loaded: the next run
-      // rebuilds it.
-      if (!R.Parsed)
-        llvm::sys::fs::remove(Pch->CachePath);
-      Pch.reset();
-    }
+    FrontendResult R =
+        buildOnce(Unit, Opts, Setup, Prelude, Guesses, P.get(), Pre, Failure);
+    if (Failure.empty())
+      return R;
+    if (!Quiet)
+      PchNote("'" + P->CachePath + "' could not be used (" + Failure + ")");
+    if (!R.Parsed)
+      llvm::sys::fs::remove(P->CachePath);
+    P.reset();
+    return std::nullopt;
+  };
+  auto Parse = [&](const std::string &Prelude) {
+    if (UnitPch)
+      if (std::optional<FrontendResult> R =
+              ParseWith(UnitPch, &Preamble, Prelude, /*Quiet=*/true))
+        return std::move(*R);
+    if (Pch)
+      if (std::optional<FrontendResult> R =
+              ParseWith(Pch, nullptr, Prelude, /*Quiet=*/false))
+        return std::move(*R);
+    std::string Failure;
     return buildOnce(Unit, Opts, Setup, Prelude, Guesses, nullptr, nullptr,
                      Failure);
   };
