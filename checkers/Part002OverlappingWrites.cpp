@@ -10,6 +10,40 @@
 namespace pkb::chk {
 namespace {
 
+/// What the model knows about the values that store event I of agents 1
+/// and 2 (who write the same byte of one rank under Q) store.
+enum class Values { Differ, Same, Unknown };
+
+/// Compares the values of store I at agents 1 and 2 under Q. Differ: its
+/// value is an expression without opaque parts that differs for some
+/// assignment (R becomes that assignment); Same: it cannot differ; Unknown:
+/// the front end could not express it (a local computed from loads,
+/// `sums.packed`) or the solver gave up.
+Values compareValues(Analysis &A, size_t I, const Encoded &Q,
+                     const WitnessSpec &Wit, Outcome &R) {
+  const ExprRef &V = A.ev(I).Value;
+  if (!V || V->hasOpaque())
+    return Values::Unknown;
+  Outcome D = A.solve(Q && A.toInt(V, 1) != A.toInt(V, 2), Wit);
+  if (D.unknown())
+    return Values::Unknown;
+  if (!D.sat())
+    return Values::Same;
+  if (D.Approx)
+    return Values::Unknown;
+  R = std::move(D);
+  return Values::Differ;
+}
+
+/// The message tail of a same-store duplicate whose values the model cannot
+/// tell apart: both writers run store I on one rank.
+std::string sameValueNote(const Event &E) {
+  std::string What = E.Value ? "`" + E.Value->str() + "`" : "the stored value";
+  return "; both run this store on one rank, which loses an update only if "
+         "they store different values, and the model cannot compare " +
+         What + " between them";
+}
+
 class Part002 : public KernelChecker {
 public:
   PKB_CHECK_INFO("PART-002", "overlapping-partitions",
@@ -45,6 +79,23 @@ public:
         }
         if (!R.sat())
           continue;
+        // One store instruction run twice on one rank (overlapping chunks of
+        // one rank's blocks) is a lost update only if the two runs can store
+        // different values; where the model cannot compare them, say so.
+        // Only a witness that would be an Error needs the extra queries.
+        std::string SameValue;
+        if (I == J && !R.Approx && R.Unbound.empty() &&
+            R.Witness["r1"] == R.Witness["r2"]) {
+          Outcome Other = A.solve(Q && !A.sameRank(1, 2), Wit);
+          if (Other.sat())
+            R = std::move(Other);
+          else if (Other.unknown())
+            ; // Keep the same-rank witness and its severity.
+          else if (Values V = compareValues(A, I, Q, Wit, R); V == Values::Same)
+            continue; // Both store the same value: nothing is lost.
+          else if (V == Values::Unknown)
+            SameValue = sameValueNote(A.ev(I));
+        }
         Finding F = makeFinding(
             info().Id, A.K, A.ev(J).Loc,
             "rank " + R.Witness["r1"] + " (block " + R.Witness["b1"] +
@@ -59,6 +110,11 @@ public:
         if (I != J)
           relate(F, "write", A.ev(J));
         applyOutcome(F, R);
+        if (!SameValue.empty()) {
+          F.Sev = Severity::Warning;
+          F.Message += SameValue;
+          F.Witness["same_store"] = "1";
+        }
         emit(Out, std::move(F));
       }
   }

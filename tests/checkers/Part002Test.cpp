@@ -42,4 +42,41 @@ TEST(Checkers, Part002OverlappingShards) {
   EXPECT_TRUE(FG.empty()) << dump(FG);
 }
 
+/// Overlapping chunks on one rank: thread t of block b writes its own
+/// rank's bufs[b*128 + t] with 256 threads per block, so blocks b and b+1
+/// both write elements b*128+128 .. b*128+255; Val is the stored value.
+KB sameStoreOverlap(ExprRef Val) {
+  KB K("chunk_overlap");
+  K.stdParams().launch(4, 256);
+  K.store(20, addr("bufs", rank(), bid() * c(128) + tid())).Value = Val;
+  K.barrier(21, v("param:epoch"));
+  return K;
+}
+
+TEST(Checkers, Part002SameStoreOnOneRankNeedsDifferentValues) {
+  // Opaque value (a local computed from loads): the duplicate is real but a
+  // lost update only if the values differ, which the model cannot tell.
+  auto FO = runAll(sameStoreOverlap(Expr::opaque("sums.packed")).module());
+  EXPECT_EQ(keys(FO), (std::set<Key>{{20, "PART-002"}})) << dump(FO);
+  const Finding *O = find(FO, "PART-002");
+  ASSERT_TRUE(O);
+  EXPECT_EQ(O->Sev, Severity::Warning);
+  EXPECT_EQ(O->Witness.at("same_store"), "1");
+  EXPECT_EQ(O->Witness.at("r1"), O->Witness.at("r2"));
+  EXPECT_NE(O->Message.find("cannot compare `opaque(sums.packed)`"),
+            std::string::npos)
+      << O->Message;
+  // A value that depends on the thread: the two runs store different
+  // values, a proven lost update.
+  auto FD = runAll(sameStoreOverlap(tid()).module());
+  const Finding *D = find(FD, "PART-002");
+  ASSERT_TRUE(D) << dump(FD);
+  EXPECT_EQ(D->Sev, Severity::Error);
+  EXPECT_EQ(D->Witness.count("same_store"), 0u);
+  // The same value from every writer of an element (a function of the
+  // element only): nothing is lost.
+  auto FS = runAll(sameStoreOverlap(bid() * c(128) + tid()).module());
+  EXPECT_EQ(find(FS, "PART-002"), nullptr) << dump(FS);
+}
+
 } // namespace

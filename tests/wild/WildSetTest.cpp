@@ -12,9 +12,13 @@
 //   * raise no Error-level finding except the `error ID@LINE` rows of the
 //     file, each of which carries its judgement (a real bug argued from the
 //     PTX memory model, or a known false alarm and the issue item that will
-//     fix it).
-// A listed input error, missing kernels or Error that no longer occurs
-// fails too ("remove it"): the list may only shrink.
+//     fix it);
+//   * raise no Warning-level finding except the `warning ID@LINE VERDICT`
+//     rows of the file, each judged in one line: `real` (a real issue),
+//     `benign` (true but harmless), `precondition` (a launch precondition
+//     the file cannot show) or `imprecision` (a known false alarm and why).
+// A listed input error, missing kernels, Error or Warning that no longer
+// occurs fails too ("remove it"): the list may only shrink.
 //
 //===----------------------------------------------------------------------===//
 #include "PkbcheckRun.h"
@@ -41,6 +45,10 @@ struct WildFile {
 struct Expectations {
   std::vector<WildFile> Files;
   std::map<std::string, std::set<std::string>> Errors; ///< path -> ID@line
+  /// path -> ID@line -> verdict (real, benign, precondition, imprecision).
+  std::map<std::string, std::map<std::string, std::string>> Warnings;
+  /// Judgements that are empty or have an unknown verdict ("path ID@line").
+  std::vector<std::string> BadJudgements;
   std::set<std::string> InputErrors, NoKernels;
 };
 
@@ -56,7 +64,14 @@ const Expectations &expectations() {
                            F.size() >= 4 ? unsigned(std::stoul(F[3])) : 0u});
       else if (F.size() >= 3 && F[0] == "error")
         R.Errors[F[1]].insert(F[2]);
-      else if (F.size() >= 2 && F[0] == "input-error")
+      else if (F.size() >= 3 && F[0] == "warning") {
+        std::string Verdict = F.size() >= 4 ? F[3] : "";
+        R.Warnings[F[1]][F[2]] = Verdict;
+        static const std::set<std::string> Verdicts = {
+            "real", "benign", "precondition", "imprecision"};
+        if (!Verdicts.count(Verdict) || Rest.empty())
+          R.BadJudgements.push_back(F[1] + " " + F[2]);
+      } else if (F.size() >= 2 && F[0] == "input-error")
         R.InputErrors.insert(F[1]);
       else if (F.size() >= 2 && F[0] == "no-kernels")
         R.NoKernels.insert(F[1]);
@@ -117,6 +132,24 @@ TEST_P(WildSet, AnalyzedWithoutUnlistedErrors) {
   for (const std::string &L : Listed)
     EXPECT_TRUE(Got.count(L)) << "listed Error " << L << " in " << W.Path
                               << " no longer occurs: remove its row";
+
+  std::set<std::string> GotWarnings;
+  std::map<std::string, std::string> ListedWarnings;
+  if (auto It = E.Warnings.find(W.Path); It != E.Warnings.end())
+    ListedWarnings = It->second;
+  for (const Finding &F : R.Findings) {
+    if (F.Severity != "warning")
+      continue;
+    std::string Key = F.Id + "@" + std::to_string(F.Line);
+    GotWarnings.insert(Key);
+    EXPECT_TRUE(ListedWarnings.count(Key))
+        << "unjudged Warning in " << W.Path << ":" << F.Line << " " << F.Id
+        << ": " << F.Message << "\n(add a `warning` row with its judgement)";
+  }
+  for (const auto &[Key, Verdict] : ListedWarnings)
+    EXPECT_TRUE(GotWarnings.count(Key))
+        << "listed Warning " << Key << " (" << Verdict << ") in " << W.Path
+        << " no longer occurs: remove its row";
 }
 
 std::string testName(const ::testing::TestParamInfo<WildFile> &I) {
@@ -138,6 +171,12 @@ TEST(WildSetTable, RowsNameListedFiles) {
     EXPECT_TRUE(Files.count(P)) << "input-error row for unknown file " << P;
   for (const std::string &P : E.NoKernels)
     EXPECT_TRUE(Files.count(P)) << "no-kernels row for unknown file " << P;
+  for (const auto &[Path, Rows] : E.Warnings)
+    EXPECT_TRUE(Files.count(Path)) << "warning row for unknown file " << Path;
+  EXPECT_TRUE(E.BadJudgements.empty())
+      << "warning rows need a verdict (real, benign, precondition, "
+         "imprecision) and a one-line judgement: "
+      << ::testing::PrintToString(E.BadJudgements);
 }
 
 } // namespace
