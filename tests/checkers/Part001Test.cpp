@@ -63,4 +63,35 @@ TEST(Checkers, Part001WorldSizeGuardOfTheLaunch) {
   EXPECT_EQ(X->Witness.at("W"), "2");
 }
 
+TEST(Checkers, Part001IndicesInRangeByShapeAndTheirNearMisses) {
+  // The rank, a loop variable over [0, W) and a non-negative sum modulo W
+  // are in range by their shape (no solver query); each near miss below is
+  // still decided by the solver and reported.
+  KB K("shapes");
+  K.stdParams().launch(4, 256);
+  unsigned P = K.beginLoop(c(0), W(), c(1), "p");
+  K.load(10, addr("bufs", K.lv(P), tid()));
+  K.load(11, addr("bufs", (rank() + K.lv(P)) % W(), tid()));
+  K.endLoop();
+  unsigned Q = K.beginLoop(c(-1), W(), c(1), "q");
+  K.load(12, addr("bufs", K.lv(Q), tid())); // starts at -1
+  K.endLoop();
+  unsigned S = K.beginLoop(c(0), W() + c(1), c(1), "s");
+  K.load(13, addr("bufs", K.lv(S), tid())); // reaches W
+  K.endLoop();
+  K.load(14, addr("bufs", (rank() - c(1)) % W(), tid())); // -1 on rank 0
+  K.load(15, addr("bufs", rank(), tid()));
+  K.load(16, addr("bufs", K.lv(P), tid())); // p outside its loop
+  auto F = runAll(K.module());
+  std::set<Key> Got;
+  for (const Finding &X : F)
+    if (X.CheckId == "PART-001")
+      Got.insert({X.Loc.Line, X.CheckId});
+  EXPECT_EQ(Got, (std::set<Key>{{12, "PART-001"},
+                                {13, "PART-001"},
+                                {14, "PART-001"},
+                                {16, "PART-001"}}))
+      << dump(F);
+}
+
 } // namespace
