@@ -396,37 +396,51 @@ std::vector<std::vector<int64_t>>
 Analysis::enumerate(const Encoded &F, const std::vector<z3::expr> &Xs,
                     unsigned W, const LaunchDims &L, size_t Cap,
                     bool &Complete) {
-  std::vector<std::vector<int64_t>> R;
-  Complete = true;
-  z3::solver S(Z);
-  S.add(concretize(F.Term, W, L));
-  std::string Reason;
-  while (true) {
-    z3::check_result C = runLimited(S, queryLimit(), Reason);
-    if (C == z3::unsat)
-      return R;
-    if (C == z3::unknown || R.size() >= Cap) {
-      Complete = false;
-      return R;
-    }
-    z3::model M = S.get_model();
-    std::vector<int64_t> Row;
-    z3::expr Block = Z.bool_val(false);
-    for (const z3::expr &X : Xs) {
-      int64_t V = 0;
-      z3::expr E = M.eval(X, true);
-      if (!E.is_numeral_i64(V)) {
-        Complete = false;
-        return R;
+  z3::expr FC = concretize(F.Term, W, L);
+  // One enumeration with solver S into R: Done when every solution is in
+  // R, Partial when capped (or a value is not a numeral), Undecided when a
+  // check was left undecided.
+  enum Result { Done, Partial, Undecided };
+  auto Run = [&](z3::solver &S, std::vector<std::vector<int64_t>> &R) {
+    S.add(FC);
+    std::string Reason;
+    while (true) {
+      z3::check_result C = runLimited(S, queryLimit(), Reason);
+      if (C == z3::unsat)
+        return Done;
+      if (C == z3::unknown)
+        return Undecided;
+      if (R.size() >= Cap)
+        return Partial;
+      z3::model M = S.get_model();
+      std::vector<int64_t> Row;
+      z3::expr Block = Z.bool_val(false);
+      for (const z3::expr &X : Xs) {
+        int64_t V = 0;
+        z3::expr E = M.eval(X, true);
+        if (!E.is_numeral_i64(V))
+          return Partial;
+        Row.push_back(V);
+        Block = Block || X != Z.int_val(V);
       }
-      Row.push_back(V);
-      Block = Block || X != Z.int_val(V);
+      R.push_back(Row);
+      if (Xs.empty())
+        return Done;
+      S.add(Block);
     }
-    R.push_back(Row);
-    if (Xs.empty())
-      return R;
-    S.add(Block);
+  };
+  // The SMT core first (cheap to start, see decide()); where it leaves a
+  // check undecided, the default solver enumerates again from scratch.
+  std::vector<std::vector<int64_t>> R;
+  z3::solver S0(Z, z3::solver::simple());
+  Result Res = Run(S0, R);
+  if (Res == Undecided && !BudgetHit) {
+    R.clear();
+    z3::solver S(Z);
+    Res = Run(S, R);
   }
+  Complete = Res == Done;
+  return R;
 }
 
 uint64_t Analysis::queryLimit() const {
@@ -603,6 +617,20 @@ z3::check_result Analysis::decide(const z3::expr &FC, unsigned W,
     }
   }
   if (C == z3::unknown && !BudgetHit) {
+    // The SMT core alone first: a default z3::solver runs Z3's tactic
+    // portfolio before its first check, 5 to 8 ms even for a trivial
+    // query (build/bin/pkb_bench_solver), which was most of the cost of the
+    // many easy queries (docs/performance.md, "One SMT core first"). Only a
+    // decided answer is taken; anything else goes on to the default solver as
+    // before.
+    z3::solver S0(Z, z3::solver::simple());
+    S0.add(FC);
+    std::string Why;
+    C = runLimited(S0, Budget / 16, Why);
+    if (C == z3::sat)
+      Model = S0.get_model();
+  }
+  if (C == z3::unknown && !BudgetHit) {
     z3::solver S(Z);
     S.add(FC);
     C = runLimited(S, Budget / 16, Reason);
@@ -695,9 +723,15 @@ std::string Analysis::unboundCondition(const z3::expr &F, const z3::expr &FC,
   // for every satisfiable query, and an undecided probe only costs an Error
   // its severity.
   auto Cheap = [&](const z3::expr &Q) {
+    // The SMT core first (see decide()), the default solver if undecided.
+    std::string Why;
+    z3::solver S0(Z, z3::solver::simple());
+    S0.add(Q);
+    z3::check_result C = runLimited(S0, queryLimit() / 16, Why);
+    if (C != z3::unknown || BudgetHit)
+      return C == z3::sat;
     z3::solver S(Z);
     S.add(Q);
-    std::string Why;
     return runLimited(S, queryLimit() / 16, Why) == z3::sat;
   };
   if (!Cond.empty() && Cheap(FC && Small))

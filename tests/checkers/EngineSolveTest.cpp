@@ -1,7 +1,7 @@
 //===- EngineSolveTest.cpp - Query solving, cache, budget -----------------===//
 //
 // Unit tests of checkers/EngineSolve.cpp: smallest failing world size and
-// its witness, the query cache, and the per-kernel budget.
+// its witness, the query cache, the per-kernel budget and enumeration.
 //
 //===----------------------------------------------------------------------===//
 #include "EngineTestUtil.h"
@@ -330,3 +330,36 @@ TEST(EngineSolve, SolverErrorIsANoteWithItsCode) {
   EXPECT_EQ(D.Loc.Line, 7u);
   EXPECT_EQ(D.Message, "BAR-004: solver error in kernel 'k': boom");
 }
+
+namespace {
+
+// Analysis::enumerate lists every solution when there are at most Cap,
+// says "incomplete" when there are more, and returns one row for an empty
+// variable list (satisfiability only).
+TEST(EngineSolve, EnumerateIsCompleteOnlyBelowTheCap) {
+  KB K;
+  K.launch(4, 256);
+  Fixture F(K);
+  Analysis &A = *F;
+  const LaunchDims &L = A.launches().front();
+  z3::expr X = A.rank(1);
+  Encoded Q = A.agentRange(1) && X < 3;
+  bool Complete = false;
+  auto Rows = A.enumerate(Q, {X}, 8, L, 5, Complete);
+  EXPECT_TRUE(Complete);
+  std::set<int64_t> Got;
+  for (const auto &R : Rows)
+    Got.insert(R.at(0));
+  EXPECT_EQ(Got, (std::set<int64_t>{0, 1, 2}));
+  auto Capped = A.enumerate(Q, {X}, 8, L, 2, Complete);
+  EXPECT_FALSE(Complete);
+  EXPECT_EQ(Capped.size(), 2u);
+  auto One = A.enumerate(Q, {}, 8, L, 5, Complete);
+  EXPECT_TRUE(Complete);
+  EXPECT_EQ(One.size(), 1u);
+  auto None = A.enumerate(Q && X > 5, {X}, 8, L, 5, Complete);
+  EXPECT_TRUE(Complete);
+  EXPECT_TRUE(None.empty());
+}
+
+} // namespace
