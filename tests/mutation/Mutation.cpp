@@ -39,12 +39,12 @@ const std::vector<OperatorInfo> &operators() {
        "no loop after it) or the last host barrier() of solution()"},
       {Op::DropElemScale,
        "drop-elem-scale",
-       {"SIG-001", "PART-002", "PART-003", "RACE-002"},
+       {"SIG-001", "PART-002", "PART-003", "PART-004", "RACE-002", "BAR-002"},
        "drop one `* stride` / `k *` / `<< k` scaling in the address of a "
        "write or signal"},
       {Op::ShiftChunk,
        "shift-chunk",
-       {"PART-002", "PART-003", "RACE-002"},
+       {"PART-002", "PART-003", "PART-004", "RACE-002"},
        "`x * chunk` -> `x * chunk + 1` in the address of a write"},
   };
   return Ops;
@@ -756,6 +756,13 @@ private:
                            L.S == ")" || L.S == "]";
         if (!LeftOperand || is(P + 1, ">") || is(P + 1, ")") ||
             is(P + 1, ",") || is(P + 1, "*"))
+          continue;
+        // A pointer declarator, not a product: `T *D[1] = {...}` at the
+        // start of a statement, `const T *p = ...` after a specifier.
+        static const std::set<std::string> Specifiers = {
+            "const", "volatile", "static",   "unsigned",  "signed",    "struct",
+            "auto",  "extern",   "register", "constexpr", "__shared__"};
+        if (P - 1 == B || (P >= 2 && Specifiers.count(K[P - 2].S)))
           continue;
         size_t RE = operandEnd(P + 1, E);
         if (!RE)

@@ -233,7 +233,10 @@ TEST(DropElemScale, WritesAndSignalsOnly) {
              "  const float* src = bufs[q] + rank * count;\n"
              "  p[i << 2] = (size_t)i * sizeof(float);\n"
              "  sys_ref(f[b * W + r]).store(2 * e, "
-             "cuda::std::memory_order_release);\n");
+             "cuda::std::memory_order_release);\n"
+             // Pointer declarators, not products: no mutant.
+             "  bf16_t *D[1] = {y + r * n};\n"
+             "  const bf16_t *S[1] = {x + lo};\n");
   auto M = mutants(Src, Op::DropElemScale);
   std::vector<std::pair<std::string, std::string>> Edits = {
       {"blockIdx.x * kMaxRanks + rank", "blockIdx.x + rank"},
