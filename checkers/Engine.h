@@ -54,6 +54,8 @@ bool isStrongOrder(MemOrder O);
 /// The effective scope of an access: volatile ld/st act at system scope
 /// (PTX ISA, "Volatile Operations"); an explicit scope wins.
 Scope effectiveScope(const Event &E);
+/// CTA, cluster or GPU scope: narrower than another GPU (PTX ISA, "Scope").
+bool isNarrowScope(Scope S);
 
 /// True if any Var of \p E satisfies \p Pred (Opaque nodes count when
 /// \p OpaqueCounts).

@@ -50,6 +50,10 @@ Scope effectiveScope(const Event &E) {
   return Scope::None;
 }
 
+bool isNarrowScope(Scope S) {
+  return S == Scope::CTA || S == Scope::Cluster || S == Scope::GPU;
+}
+
 bool anyVar(const ExprRef &E,
             const std::function<bool(const std::string &)> &Pred,
             bool OpaqueCounts) {

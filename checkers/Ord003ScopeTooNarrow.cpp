@@ -11,10 +11,6 @@
 namespace pkb::chk {
 namespace {
 
-bool narrow(Scope S) {
-  return S == Scope::CTA || S == Scope::Cluster || S == Scope::GPU;
-}
-
 const char *scopeName(Scope S) {
   switch (S) {
   case Scope::CTA:
@@ -55,17 +51,17 @@ public:
     // (a) signals and (b) waits at a narrow scope on cross-rank flags.
     for (size_t S : A.Signals)
       if (A.isCrossRankFlag(A.ev(S).Addr.Base) &&
-          narrow(effectiveScope(A.ev(S))))
+          isNarrowScope(effectiveScope(A.ev(S))))
         report(A, S, "signal " + describe(A.ev(S)), Out);
     for (size_t W : A.Waits)
       if (A.isCrossRankFlag(A.ev(W).Addr.Base) &&
-          narrow(effectiveScope(A.ev(W))))
+          isNarrowScope(effectiveScope(A.ev(W))))
         report(A, W, "wait " + describe(A.ev(W)), Out);
     // (c) narrow fences standing in for the release before a signal.
     for (size_t S : A.Signals) {
       const Event &Sig = A.ev(S);
-      if (!A.isCrossRankFlag(Sig.Addr.Base) || narrow(effectiveScope(Sig)) ||
-          (isReleaseOrder(Sig.Order)))
+      if (!A.isCrossRankFlag(Sig.Addr.Base) ||
+          isNarrowScope(effectiveScope(Sig)) || (isReleaseOrder(Sig.Order)))
         continue;
       size_t W = S;
       while (W-- > 0)
@@ -77,7 +73,7 @@ public:
       bool Sys = false;
       for (size_t F = W + 1; F < S; ++F)
         if (A.ev(F).Kind == EventKind::Fence) {
-          if (narrow(A.ev(F).Scp))
+          if (isNarrowScope(A.ev(F).Scp))
             Narrow = F;
           else
             Sys = true;
@@ -88,14 +84,14 @@ public:
     // (c') narrow fences standing in for the acquire after a wait.
     for (size_t Wt : A.Waits) {
       const Event &Wait = A.ev(Wt);
-      if (!A.isCrossRankFlag(Wait.Addr.Base) || narrow(effectiveScope(Wait)) ||
-          isAcquireOrder(Wait.Order))
+      if (!A.isCrossRankFlag(Wait.Addr.Base) ||
+          isNarrowScope(effectiveScope(Wait)) || isAcquireOrder(Wait.Order))
         continue;
       std::optional<size_t> Narrow;
       bool Sys = false;
       for (size_t R = Wt + 1; R < A.size(); ++R) {
         if (A.ev(R).Kind == EventKind::Fence) {
-          if (narrow(A.ev(R).Scp))
+          if (isNarrowScope(A.ev(R).Scp))
             Narrow = Narrow ? Narrow : R;
           else
             Sys = true;

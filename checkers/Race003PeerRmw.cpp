@@ -11,6 +11,13 @@
 namespace pkb::chk {
 namespace {
 
+/// "device-scope" / "block-scope" / "cluster-scope", for messages.
+std::string scopeWord(Scope S) {
+  return S == Scope::CTA       ? "block-scope"
+         : S == Scope::Cluster ? "cluster-scope"
+                               : "device-scope";
+}
+
 class Race003 : public KernelChecker {
 public:
   PKB_CHECK_INFO("RACE-003", "non-atomic-peer-rmw",
@@ -22,12 +29,24 @@ public:
   void checkKernel(Analysis &A, std::vector<Finding> &Out,
                    std::vector<Diagnostic> &Diags) const override {
     for (size_t S = 0; S < A.size(); ++S) {
-      if (!A.isPeerVisible(S) || !A.isRmwStore(S))
+      if (!A.isPeerVisible(S))
+        continue;
+      // A device- or block-scope atomic is atomic only among the threads of
+      // its scope (PTX ISA, "Scope"; morally strong pairs need each scope to
+      // include the other thread): atomics of two GPUs on one element race
+      // like plain read-modify-writes. Signals on cross-rank flags are
+      // ORD-003's.
+      bool NarrowAtomic =
+          isRmwEvent(A.ev(S)) && isNarrowScope(effectiveScope(A.ev(S))) &&
+          !(A.isSignal(S) && A.isCrossRankFlag(A.ev(S).Addr.Base));
+      if (!A.isRmwStore(S) && !NarrowAtomic)
         continue;
       Encoded Q =
           A.exec(S, 1) && A.exec(S, 2) &&
           !(A.sameRank(1, 2) && A.sameBlock(1, 2) && A.sameThread(1, 2)) &&
           A.conflict(S, 1, S, 2) && A.samePhase(S, 1, S, 2);
+      if (NarrowAtomic)
+        Q = Q && !A.sameRank(1, 2);
       WitnessSpec Wit = A.agentWitness({1, 2});
       Wit.push_back({"idx", A.range(S, 1).Lo});
       Wit.push_back({"owner", A.range(S, 1).Owner});
@@ -39,12 +58,16 @@ public:
       }
       if (!R.sat())
         continue;
+      // describe() starts with the event kind ("atomic ...").
+      std::string Kind = NarrowAtomic
+                             ? scopeWord(effectiveScope(A.ev(S))) + " "
+                             : std::string("plain read-modify-write of ");
       Finding F = makeFinding(
           info().Id, A.K, A.ev(S).Loc,
-          "plain read-modify-write of " + describe(A.ev(S)) + " by rank " +
-              R.Witness["r1"] + " and rank " + R.Witness["r2"] +
-              " on the same element (byte " + R.Witness["idx"] + " of rank " +
-              R.Witness["owner"] + ") in one phase loses updates",
+          Kind + describe(A.ev(S)) + " by rank " + R.Witness["r1"] +
+              " and rank " + R.Witness["r2"] + " on the same element (byte " +
+              R.Witness["idx"] + " of rank " + R.Witness["owner"] +
+              ") in one phase loses updates",
           "use atomicAdd_system (or red.add.sys) for the update, or let "
           "each rank reduce its own chunk (pull)");
       relate(F, "write", A.ev(S));

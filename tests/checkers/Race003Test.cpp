@@ -40,4 +40,31 @@ TEST(Checkers, Race003PlainPeerRmw) {
   EXPECT_FALSE(find(F2, "RACE-003")) << dump(F2);
 }
 
+TEST(Checkers, Race003DeviceScopeAtomicsOfTwoGpus) {
+  // Every rank adds into rank 0's histogram bin tid with an atomic of scope
+  // S: device scope is atomic only on one GPU, so two ranks' adds race.
+  auto Histogram = [](Scope S, bool OwnBins) {
+    KB K("histogram");
+    K.stdParams().launch(1, 256);
+    ExprRef Bin = OwnBins ? rank() * c(256) + tid() : tid();
+    Event &E = K.mem(EventKind::Atomic, 32, addr("bufs", c(0), Bin), 4,
+                     MemOrder::Relaxed, S, c(1));
+    E.AtomicOp = "add";
+    K.barrier(40, v("param:epoch"));
+    return K;
+  };
+  auto F = runAll(Histogram(Scope::GPU, false).module());
+  EXPECT_EQ(keys(F), (std::set<Key>{{32, "RACE-003"}})) << dump(F);
+  const Finding *X = find(F, "RACE-003");
+  ASSERT_TRUE(X);
+  EXPECT_NE(X->Witness.at("r1"), X->Witness.at("r2"));
+  EXPECT_EQ(X->Message.rfind("device-scope atomic bufs", 0), 0u) << X->Message;
+  // System scope: atomic across GPUs.
+  auto FS = runAll(Histogram(Scope::System, false).module());
+  EXPECT_FALSE(find(FS, "RACE-003")) << dump(FS);
+  // Device scope, but each rank updates its own bins: one GPU per element.
+  auto FO = runAll(Histogram(Scope::GPU, true).module());
+  EXPECT_FALSE(find(FO, "RACE-003")) << dump(FO);
+}
+
 } // namespace
