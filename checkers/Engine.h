@@ -419,6 +419,14 @@ private:
   /// factors and a full-limit attempt; fills \p Model when sat.
   z3::check_result decide(const z3::expr &FC, unsigned W,
                           std::optional<z3::model> &Model, std::string &Reason);
+  /// Decides \p F with \p Limit units: Z3's SMT core first (cheap to
+  /// start), the default solver only where the core leaves it undecided.
+  /// Sets \p Model (unless null: building a model creates terms, which
+  /// shifts later queries) on sat and \p Reason (the default solver's) on
+  /// unknown.
+  z3::check_result cheapCheck(const z3::expr &F, uint64_t Limit,
+                              std::optional<z3::model> *Model,
+                              std::string &Reason);
   /// Runs \p S under \p Limit resource units, capped by what is left of
   /// KernelBudget, and charges the units used.
   z3::check_result runLimited(z3::solver &S, uint64_t Limit,

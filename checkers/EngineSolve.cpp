@@ -429,7 +429,7 @@ Analysis::enumerate(const Encoded &F, const std::vector<z3::expr> &Xs,
       S.add(Block);
     }
   };
-  // The SMT core first (cheap to start, see decide()); where it leaves a
+  // The SMT core first (cheap to start, see cheapCheck()); where it leaves a
   // check undecided, the default solver enumerates again from scratch.
   std::vector<std::vector<int64_t>> R;
   z3::solver S0(Z, z3::solver::simple());
@@ -441,6 +441,30 @@ Analysis::enumerate(const Encoded &F, const std::vector<z3::expr> &Xs,
   }
   Complete = Res == Done;
   return R;
+}
+
+z3::check_result Analysis::cheapCheck(const z3::expr &F, uint64_t Limit,
+                                      std::optional<z3::model> *Model,
+                                      std::string &Reason) {
+  // The SMT core alone first: a default z3::solver runs Z3's tactic
+  // portfolio before its first check, 5 to 8 ms even for a trivial query
+  // (build/bin/pkb_bench_solver), which was most of the cost of the many
+  // easy queries (docs/performance.md, "One SMT core first"). Only a
+  // decided answer is taken; anything else goes on to the default solver.
+  z3::solver S0(Z, z3::solver::simple());
+  S0.add(F);
+  std::string Why;
+  z3::check_result C = runLimited(S0, Limit, Why);
+  if (C == z3::sat && Model)
+    *Model = S0.get_model();
+  if (C != z3::unknown || BudgetHit)
+    return C;
+  z3::solver S(Z);
+  S.add(F);
+  C = runLimited(S, Limit, Reason);
+  if (C == z3::sat && Model)
+    *Model = S.get_model();
+  return C;
 }
 
 uint64_t Analysis::queryLimit() const {
@@ -616,27 +640,8 @@ z3::check_result Analysis::decide(const z3::expr &FC, unsigned W,
         Model = S.get_model();
     }
   }
-  if (C == z3::unknown && !BudgetHit) {
-    // The SMT core alone first: a default z3::solver runs Z3's tactic
-    // portfolio before its first check, 5 to 8 ms even for a trivial
-    // query (build/bin/pkb_bench_solver), which was most of the cost of the
-    // many easy queries (docs/performance.md, "One SMT core first"). Only a
-    // decided answer is taken; anything else goes on to the default solver as
-    // before.
-    z3::solver S0(Z, z3::solver::simple());
-    S0.add(FC);
-    std::string Why;
-    C = runLimited(S0, Budget / 16, Why);
-    if (C == z3::sat)
-      Model = S0.get_model();
-  }
-  if (C == z3::unknown && !BudgetHit) {
-    z3::solver S(Z);
-    S.add(FC);
-    C = runLimited(S, Budget / 16, Reason);
-    if (C == z3::sat)
-      Model = S.get_model();
-  }
+  if (C == z3::unknown && !BudgetHit)
+    C = cheapCheck(FC, Budget / 16, &Model, Reason);
   if (C == z3::unknown && !BudgetHit) {
     size_t Cases = 1;
     for (const SplitVar &V : Split)
@@ -723,16 +728,8 @@ std::string Analysis::unboundCondition(const z3::expr &F, const z3::expr &FC,
   // for every satisfiable query, and an undecided probe only costs an Error
   // its severity.
   auto Cheap = [&](const z3::expr &Q) {
-    // The SMT core first (see decide()), the default solver if undecided.
     std::string Why;
-    z3::solver S0(Z, z3::solver::simple());
-    S0.add(Q);
-    z3::check_result C = runLimited(S0, queryLimit() / 16, Why);
-    if (C != z3::unknown || BudgetHit)
-      return C == z3::sat;
-    z3::solver S(Z);
-    S.add(Q);
-    return runLimited(S, queryLimit() / 16, Why) == z3::sat;
+    return cheapCheck(Q, queryLimit() / 16, nullptr, Why) == z3::sat;
   };
   if (!Cond.empty() && Cheap(FC && Small))
     Cond.clear();
