@@ -268,6 +268,11 @@ public:
   // --- encoding ----------------------------------------------------------
   /// Variable \p Name as seen by agent \p A (agent 0 = shared names only).
   z3::expr var(const std::string &Name, int A);
+  /// Whether model variable \p Name is the coordinate \p Coord ("rank" or
+  /// "world_size"), also through a parameter with that role.
+  bool isCoordVar(const std::string &Name, const char *Coord) {
+    return Name == Coord || var(Name, 0).to_string() == Coord;
+  }
   /// The integer term of \p E for agent \p A, approximate when \p E
   /// involves opaque or unknown values.
   Encoded toInt(const ExprRef &E, int A);

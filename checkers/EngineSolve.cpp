@@ -508,7 +508,7 @@ std::optional<int64_t> Analysis::valueAtW(const ExprRef &E, unsigned W) {
   case ExprOp::Const:
     return E->Value;
   case ExprOp::Var:
-    if (E->Name == "world_size" || var(E->Name, 0).to_string() == "world_size")
+    if (isCoordVar(E->Name, "world_size"))
       return int64_t(W);
     return std::nullopt;
   case ExprOp::Add:
@@ -542,8 +542,7 @@ Analysis::smallRange(const std::string &N, unsigned W, bool AnyBound) {
       if (auto C2 = constOf(Lp->Bound))
         B = *C2;
       else if (Lp->Bound && Lp->Bound->Op == ExprOp::Var &&
-               (Lp->Bound->Name == "world_size" ||
-                var(Lp->Bound->Name, 0).to_string() == "world_size"))
+               isCoordVar(Lp->Bound->Name, "world_size"))
         B = W;
       else if (auto C3 = AnyBound ? valueAtW(Lp->Bound, W) : std::nullopt)
         B = *C3;

@@ -10,12 +10,6 @@
 namespace pkb::chk {
 namespace {
 
-/// Whether variable \p N denotes the coordinate \p Coord ("rank" or
-/// "world_size"), also through a parameter with that role.
-bool isCoord(Analysis &A, const std::string &N, const char *Coord) {
-  return N == Coord || A.var(N, 0).to_string() == Coord;
-}
-
 /// The loop of event \p E whose induction variable is \p N ("loop:3"), or
 /// null: only loops that enclose E bound their variable there.
 const Loop *enclosingLoop(const Analysis &A, const Event &E,
@@ -38,7 +32,7 @@ bool nonNegative(Analysis &A, const Event &E, const ExprRef &X) {
     return X->Value >= 0;
   case ExprOp::Var: {
     const std::string &N = X->Name;
-    if (isCoord(A, N, "rank") || isCoord(A, N, "world_size") ||
+    if (A.isCoordVar(N, "rank") || A.isCoordVar(N, "world_size") ||
         startsWith(N, "tid.") || startsWith(N, "bid.") ||
         startsWith(N, "bdim.") || startsWith(N, "gdim."))
       return true;
@@ -61,15 +55,15 @@ bool nonNegative(Analysis &A, const Event &E, const ExprRef &X) {
 /// non-negative.
 bool inRangeByShape(Analysis &A, const Event &E, const ExprRef &P) {
   if (P->Op == ExprOp::Var) {
-    if (isCoord(A, P->Name, "rank"))
+    if (A.isCoordVar(P->Name, "rank"))
       return true;
     const Loop *L = enclosingLoop(A, E, P->Name);
     return L && nonNegative(A, E, P) && L->Ascending && L->Bound &&
            L->Bound->Op == ExprOp::Var &&
-           isCoord(A, L->Bound->Name, "world_size");
+           A.isCoordVar(L->Bound->Name, "world_size");
   }
   return P->Op == ExprOp::Rem && P->Ops[1]->Op == ExprOp::Var &&
-         isCoord(A, P->Ops[1]->Name, "world_size") &&
+         A.isCoordVar(P->Ops[1]->Name, "world_size") &&
          nonNegative(A, E, P->Ops[0]);
 }
 

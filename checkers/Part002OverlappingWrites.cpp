@@ -86,15 +86,18 @@ public:
         std::string SameValue;
         if (I == J && !R.Approx && R.Unbound.empty() &&
             R.Witness["r1"] == R.Witness["r2"]) {
+          // An undecided cross-rank query keeps the same-rank witness and
+          // its severity.
           Outcome Other = A.solve(Q && !A.sameRank(1, 2), Wit);
-          if (Other.sat())
+          if (Other.sat()) {
             R = std::move(Other);
-          else if (Other.unknown())
-            ; // Keep the same-rank witness and its severity.
-          else if (Values V = compareValues(A, I, Q, Wit, R); V == Values::Same)
-            continue; // Both store the same value: nothing is lost.
-          else if (V == Values::Unknown)
-            SameValue = sameValueNote(A.ev(I));
+          } else if (!Other.unknown()) {
+            Values V = compareValues(A, I, Q, Wit, R);
+            if (V == Values::Same)
+              continue; // Both store the same value: nothing is lost.
+            if (V == Values::Unknown)
+              SameValue = sameValueNote(A.ev(I));
+          }
         }
         Finding F = makeFinding(
             info().Id, A.K, A.ev(J).Loc,

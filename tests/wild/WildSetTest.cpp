@@ -44,9 +44,11 @@ struct WildFile {
 
 struct Expectations {
   std::vector<WildFile> Files;
-  std::map<std::string, std::set<std::string>> Errors; ///< path -> ID@line
+  /// path -> ID@line -> the row's judgement.
+  using Rows = std::map<std::string, std::map<std::string, std::string>>;
+  Rows Errors;
   /// path -> ID@line -> verdict (real, benign, precondition, imprecision).
-  std::map<std::string, std::map<std::string, std::string>> Warnings;
+  Rows Warnings;
   /// Judgements that are empty or have an unknown verdict ("path ID@line").
   std::vector<std::string> BadJudgements;
   std::set<std::string> InputErrors, NoKernels;
@@ -63,7 +65,7 @@ const Expectations &expectations() {
         R.Files.push_back({F[1], F[2] == "yes",
                            F.size() >= 4 ? unsigned(std::stoul(F[3])) : 0u});
       else if (F.size() >= 3 && F[0] == "error")
-        R.Errors[F[1]].insert(F[2]);
+        R.Errors[F[1]][F[2]] = (F.size() >= 4 ? F[3] + " " : "") + Rest;
       else if (F.size() >= 3 && F[0] == "warning") {
         std::string Verdict = F.size() >= 4 ? F[3] : "";
         R.Warnings[F[1]][F[2]] = Verdict;
@@ -85,6 +87,33 @@ fs::path wildDir() { return fs::path(PKB_SOURCE_DIR) / ".wild"; }
 
 /// gtest prints parameters in test names and failures: the path is enough.
 void PrintTo(const WildFile &W, std::ostream *OS) { *OS << W.Path; }
+
+/// The findings of \p Severity ("error", "warning") in report \p R of
+/// \p Path are exactly the rows of \p Listed for that path: an unlisted
+/// one fails (\p Hint says what to add), and so does a listed one that no
+/// longer occurs.
+void expectExactlyListed(const FileReport &R, const std::string &Path,
+                         const std::string &Severity,
+                         const Expectations::Rows &Listed,
+                         const std::string &Hint) {
+  std::map<std::string, std::string> Rows;
+  if (auto It = Listed.find(Path); It != Listed.end())
+    Rows = It->second;
+  std::set<std::string> Got;
+  for (const Finding &F : R.Findings) {
+    if (F.Severity != Severity)
+      continue;
+    std::string Key = F.Id + "@" + std::to_string(F.Line);
+    Got.insert(Key);
+    EXPECT_TRUE(Rows.count(Key))
+        << "unlisted " << Severity << " in " << Path << ":" << F.Line << " "
+        << F.Id << ": " << F.Message << Hint;
+  }
+  for (const auto &[Key, Judgement] : Rows)
+    EXPECT_TRUE(Got.count(Key))
+        << "listed " << Severity << " " << Key << " (" << Judgement << ") in "
+        << Path << " no longer occurs: remove its row";
+}
 
 class WildSet : public ::testing::TestWithParam<WildFile> {};
 
@@ -119,37 +148,9 @@ TEST_P(WildSet, AnalyzedWithoutUnlistedErrors) {
     }
   }
 
-  std::set<std::string> Got;
-  for (const Finding &F : R.errors())
-    Got.insert(F.Id + "@" + std::to_string(F.Line));
-  std::set<std::string> Listed;
-  if (auto It = E.Errors.find(W.Path); It != E.Errors.end())
-    Listed = It->second;
-  for (const Finding &F : R.errors())
-    EXPECT_TRUE(Listed.count(F.Id + "@" + std::to_string(F.Line)))
-        << "unlisted Error in " << W.Path << ":" << F.Line << " " << F.Id
-        << ": " << F.Message;
-  for (const std::string &L : Listed)
-    EXPECT_TRUE(Got.count(L)) << "listed Error " << L << " in " << W.Path
-                              << " no longer occurs: remove its row";
-
-  std::set<std::string> GotWarnings;
-  std::map<std::string, std::string> ListedWarnings;
-  if (auto It = E.Warnings.find(W.Path); It != E.Warnings.end())
-    ListedWarnings = It->second;
-  for (const Finding &F : R.Findings) {
-    if (F.Severity != "warning")
-      continue;
-    std::string Key = F.Id + "@" + std::to_string(F.Line);
-    GotWarnings.insert(Key);
-    EXPECT_TRUE(ListedWarnings.count(Key))
-        << "unjudged Warning in " << W.Path << ":" << F.Line << " " << F.Id
-        << ": " << F.Message << "\n(add a `warning` row with its judgement)";
-  }
-  for (const auto &[Key, Verdict] : ListedWarnings)
-    EXPECT_TRUE(GotWarnings.count(Key))
-        << "listed Warning " << Key << " (" << Verdict << ") in " << W.Path
-        << " no longer occurs: remove its row";
+  expectExactlyListed(R, W.Path, "error", E.Errors, "");
+  expectExactlyListed(R, W.Path, "warning", E.Warnings,
+                      "\n(add a `warning` row with its judgement)");
 }
 
 std::string testName(const ::testing::TestParamInfo<WildFile> &I) {
