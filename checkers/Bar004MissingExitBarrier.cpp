@@ -212,13 +212,6 @@ public:
     }
   }
 
-  /// Buffer key of kernel argument \p Idx of \p Op ("?" if unknown).
-  static std::string argBuffer(const HostOp &Op, size_t Idx) {
-    if (Idx < Op.ArgBuffers.size() && !Op.ArgBuffers[Idx].empty())
-      return Op.ArgBuffers[Idx];
-    return "?";
-  }
-
   static bool perCall(const std::string &Key) {
     return Key.find("@call:") != std::string::npos;
   }
@@ -255,15 +248,16 @@ public:
       return B;
     for (const KernelModel *K : calledKernels(M, Op))
       for (size_t P : unguardedOwnWriteParams(M, *K, Opts))
-        if (argBuffer(Op, P) != "?")
-          B.push_back(argBuffer(Op, P));
+        if (argBuffer(Op, *K, P) != "?")
+          B.push_back(argBuffer(Op, *K, P));
     return B;
   }
 
   /// Cross-call reuse across the host operation sequence (a Python
   /// solution() or a C++ pkb_candidate_run), over two consecutive calls k
   /// and k+1 of the same sequence: a read of peer memory by launch R in
-  /// call k that no signal of the reading rank follows, or that no wait of
+  /// call k (or by a host-side hdl.get_buffer(peer, ...) read) that no
+  /// signal of the reading rank follows, or that no wait of
   /// the writing rank between R and the write W of call k+1 follows.
   void checkHost(const ModuleModel &M, const CheckOptions &Opts,
                  std::vector<Finding> &Out) const {
@@ -274,12 +268,13 @@ public:
       Sync.push_back(runsWhenGuarded(H) ? syncOf(M, H) : OpSync{});
     std::vector<bool> Reported(N, false);
     for (size_t R = 0; R < N; ++R) {
-      if (Ops[R].Kind != HostOp::KernelCall)
-        continue;
       std::vector<std::string> ReadBufs;
-      for (const KernelModel *Km : calledKernels(M, Ops[R]))
-        for (size_t P : exposedPeerReadParams(M, *Km, Opts))
-          ReadBufs.push_back(argBuffer(Ops[R], P));
+      if (Ops[R].Kind == HostOp::SymmRead) // hdl.get_buffer(peer, ...)
+        ReadBufs.push_back("?");
+      else if (Ops[R].Kind == HostOp::KernelCall)
+        for (const KernelModel *Km : calledKernels(M, Ops[R]))
+          for (size_t P : exposedPeerReadParams(M, *Km, Opts))
+            ReadBufs.push_back(argBuffer(Ops[R], *Km, P));
       if (ReadBufs.empty())
         continue;
       // The reading rank publishes something after the read: later in
@@ -313,11 +308,7 @@ public:
         if (ReaderSignals && WriterWaits)
           continue;
         Reported[W] = true;
-        Finding F;
-        F.CheckId = info().Id;
-        F.Sev = Severity::Error;
-        F.Kernel = Ops[R].Callee;
-        F.Loc = Ops[W].Loc;
+        Finding F = hostFinding(info().Id, Severity::Error, Ops[W], Ops[R]);
         std::string What = Hit == "?" ? std::string("a symmetric buffer")
                            : Hit.rfind("symm[@call:", 0) == 0
                                ? "symmetric buffer '" + Hit + "'"
@@ -334,7 +325,7 @@ public:
                              "that read and the write"
                            : "the reading rank signals nothing after the "
                              "read") +
-            " (no exit barrier after the kernel, no barrier before the write)";
+            " (no exit barrier after the read, no barrier before the write)";
         F.FixHint = "add an exit barrier after the last read of peer buffers "
                     "(a barrier kernel, or hdl.barrier() / dist.barrier() on "
                     "the same stream), a barrier before the write in the next "

@@ -220,7 +220,7 @@ unsigned pkb::modelFeatures(const ModuleModel &M) {
       const Param *P = K.paramOf(E.Addr.Base);
       if (E.Addr.Peer)
         F |= HasPeerAccess;
-      if (Shared)
+      if (Shared || K.isDeviceVarAccess(E))
         F |= HasSharedAccess;
       if (E.Addr.Space == AddrSpace::Multicast ||
           (P && P->Role == ParamRole::Multicast))

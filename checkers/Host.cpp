@@ -71,6 +71,37 @@ bool barrierBetween(const ModuleModel &M, size_t From, size_t To) {
   return Signal && Wait;
 }
 
+std::string argBuffer(const HostOp &Op, const KernelModel &K, size_t P) {
+  if (P >= K.Params.size())
+    return "?";
+  const std::string &Name = K.Params[P].Name;
+  const std::string Root = Name.substr(0, Name.find('.'));
+  const std::string Field = Name.substr(Root.size());
+  // Launch arguments initialize the top-level parameters in order; fields
+  // of a struct parameter ("V.peers") follow their root in Params.
+  size_t Arg = 0;
+  for (const Param &Q : K.Params) {
+    if (Q.Name == Root)
+      break;
+    Arg += Q.Name.find('.') == std::string::npos;
+  }
+  if (Arg >= Op.ArgBuffers.size() || Op.ArgBuffers[Arg].empty())
+    return "?";
+  if (Field == ".signal_pads")
+    return "signal_pad";
+  return Field.empty() || Field == ".peers" ? Op.ArgBuffers[Arg] : "?";
+}
+
+Finding hostFinding(const std::string &Id, Severity Sev, const HostOp &At,
+                    const HostOp &Of) {
+  Finding F;
+  F.CheckId = Id;
+  F.Sev = Sev;
+  F.Kernel = Of.Callee;
+  F.Loc = At.Loc;
+  return F;
+}
+
 std::vector<const KernelModel *> calledKernels(const ModuleModel &M,
                                                const HostOp &Op) {
   std::vector<const KernelModel *> R;
@@ -81,41 +112,17 @@ std::vector<const KernelModel *> calledKernels(const ModuleModel &M,
   return R;
 }
 
-static bool peerRead(const Analysis &A, size_t I) {
+/// True if event \p I of \p A goes through the pointer of its own rank
+/// (or through no peer pointer at all).
+static bool ownAccess(const Analysis &A, size_t I) {
   const Event &E = A.ev(I);
-  return A.isPeerVisible(I) && isReadEvent(E) && E.Addr.Peer &&
-         !(E.Addr.Peer->Op == ExprOp::Var && E.Addr.Peer->Name == "rank");
+  return !E.Addr.Peer ||
+         (E.Addr.Peer->Op == ExprOp::Var && E.Addr.Peer->Name == "rank");
 }
 
-bool readsPeersBeforeSync(const ModuleModel &M, const KernelModel &K,
-                          const CheckOptions &O) {
-  std::optional<Analysis> Local;
-  Analysis &A = classifiedContext(M, K, O, Local);
-  for (size_t I = 0; I < A.size(); ++I) {
-    if (A.isWait(I) && A.isCrossRankFlag(A.ev(I).Addr.Base))
-      return false;
-    if (peerRead(A, I))
-      return true;
-  }
-  return false;
+static bool peerRead(const Analysis &A, size_t I) {
+  return A.isPeerVisible(I) && isReadEvent(A.ev(I)) && !ownAccess(A, I);
 }
-
-bool readsPeersAfterLastSync(const ModuleModel &M, const KernelModel &K,
-                             const CheckOptions &O) {
-  std::optional<Analysis> Local;
-  Analysis &A = classifiedContext(M, K, O, Local);
-  for (size_t I = A.size(); I-- > 0;) {
-    if (A.isSignal(I) && A.isCrossRankFlag(A.ev(I).Addr.Base))
-      return false;
-    if (peerRead(A, I))
-      return true;
-  }
-  return false;
-}
-
-} // namespace pkb::chk
-
-namespace pkb::chk {
 
 /// Parameter index of base \p Base in \p K, SIZE_MAX if none.
 static size_t paramIndex(const KernelModel &K, const std::string &Base) {
@@ -130,38 +137,84 @@ static void addUnique(std::vector<size_t> &V, size_t X) {
     V.push_back(X);
 }
 
-std::vector<size_t> exposedPeerReadParams(const ModuleModel &M,
-                                          const KernelModel &K,
-                                          const CheckOptions &O) {
+/// True if event \p I of \p A touches symmetric data: peer-visible memory
+/// that is neither a flag nor shared memory.
+static bool symmData(const Analysis &A, size_t I) {
+  return A.isPeerVisible(I) && !A.isFlagAccess(I) && !A.isShared(I);
+}
+
+/// The part of a kernel that no cross-rank synchronization of its own
+/// orders against other kernels.
+enum class Window {
+  BeforeFirstWait, ///< from the entry up to the first cross-rank wait
+  AfterLastSignal, ///< from the last cross-rank signal to the end
+};
+
+/// Parameter indices (paramIndex()) of the bases of the events of \p K in
+/// window \p Wn that satisfy \p Pred.
+template <typename PredT>
+static std::vector<size_t> paramsIn(const ModuleModel &M, const KernelModel &K,
+                                    const CheckOptions &O, Window Wn,
+                                    PredT Pred) {
   std::optional<Analysis> Local;
   Analysis &A = classifiedContext(M, K, O, Local);
   std::vector<size_t> R;
-  for (size_t I = A.size(); I-- > 0;) {
-    if (A.isSignal(I) && A.isCrossRankFlag(A.ev(I).Addr.Base))
+  const bool Fwd = Wn == Window::BeforeFirstWait;
+  for (size_t N = 0; N < A.size(); ++N) {
+    size_t I = Fwd ? N : A.size() - 1 - N;
+    bool Sync = Fwd ? A.isWait(I) : A.isSignal(I);
+    if (Sync && A.isCrossRankFlag(A.ev(I).Addr.Base))
       break;
-    if (peerRead(A, I) && !A.isFlagAccess(I))
+    if (Pred(A, I))
       addUnique(R, paramIndex(K, A.ev(I).Addr.Base));
   }
   return R;
 }
 
+std::vector<size_t> exposedPeerReadParams(const ModuleModel &M,
+                                          const KernelModel &K,
+                                          const CheckOptions &O) {
+  return paramsIn(M, K, O, Window::AfterLastSignal,
+                  [](const Analysis &A, size_t I) {
+                    return peerRead(A, I) && !A.isFlagAccess(I);
+                  });
+}
+
+std::vector<size_t> exposedPeerWriteParams(const ModuleModel &M,
+                                           const KernelModel &K,
+                                           const CheckOptions &O) {
+  return paramsIn(
+      M, K, O, Window::AfterLastSignal, [](const Analysis &A, size_t I) {
+        return isWriteEvent(A.ev(I)) && symmData(A, I) && !ownAccess(A, I);
+      });
+}
+
+std::vector<size_t> unguardedSymmReadParams(const ModuleModel &M,
+                                            const KernelModel &K,
+                                            const CheckOptions &O) {
+  return paramsIn(
+      M, K, O, Window::BeforeFirstWait, [](const Analysis &A, size_t I) {
+        return isReadEvent(A.ev(I)) && !isRmwEvent(A.ev(I)) && symmData(A, I);
+      });
+}
+
 std::vector<size_t> unguardedOwnWriteParams(const ModuleModel &M,
                                             const KernelModel &K,
                                             const CheckOptions &O) {
-  std::optional<Analysis> Local;
-  Analysis &A = classifiedContext(M, K, O, Local);
-  std::vector<size_t> R;
-  for (size_t I = 0; I < A.size(); ++I) {
-    if (A.isWait(I) && A.isCrossRankFlag(A.ev(I).Addr.Base))
-      break;
-    const Event &E = A.ev(I);
-    bool Own = !E.Addr.Peer ||
-               (E.Addr.Peer->Op == ExprOp::Var && E.Addr.Peer->Name == "rank");
-    if (A.isPeerVisible(I) && isWriteEvent(E) && Own && !A.isFlagAccess(I) &&
-        !A.isShared(I))
-      addUnique(R, paramIndex(K, E.Addr.Base));
-  }
-  return R;
+  return paramsIn(
+      M, K, O, Window::BeforeFirstWait, [](const Analysis &A, size_t I) {
+        return isWriteEvent(A.ev(I)) && ownAccess(A, I) && symmData(A, I);
+      });
+}
+
+bool readsPeersBeforeSync(const ModuleModel &M, const KernelModel &K,
+                          const CheckOptions &O) {
+  return !paramsIn(M, K, O, Window::BeforeFirstWait, peerRead).empty();
+}
+
+bool readsPeersAfterLastSync(const ModuleModel &M, const KernelModel &K,
+                             const CheckOptions &O) {
+  return !paramsIn(M, K, O, Window::AfterLastSignal, peerRead).empty();
 }
 
 } // namespace pkb::chk

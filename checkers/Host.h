@@ -43,6 +43,19 @@ OpSync syncOf(const ModuleModel &M, const HostOp &Op);
 /// on the rank that runs \p From and one that waits before \p To on the rank
 /// that runs \p To (a barrier kernel, or split signal and wait kernels).
 bool barrierBetween(const ModuleModel &M, size_t From, size_t To);
+/// The symmetric buffer ("symm[0]", "signal_pad", ...) that parameter
+/// \p P (an index into KernelModel::Params) of kernel \p K reaches in the
+/// C++ launch \p Op: the buffer HostOp::ArgBuffers names for the launch
+/// argument of the parameter's root (a `pkb_peer_view`'s `peers` field
+/// reaches the view's buffer, its `signal_pads` field "signal_pad"); "?" if
+/// unknown (Python host code, or an argument no buffer flows into).
+std::string argBuffer(const HostOp &Op, const KernelModel &K, size_t P);
+/// A host-sequence finding of check \p Id at \p Sev, reported at \p At
+/// (an operation of the sequence) for the call \p Of, whose Callee names
+/// the finding's kernel; the caller fills in the message, hint and related
+/// locations.
+Finding hostFinding(const std::string &Id, Severity Sev, const HostOp &At,
+                    const HostOp &Of);
 /// Kernels of \p M that the call \p Op may launch (HostOp::Kernels from
 /// enrich(); every kernel when the list is empty).
 std::vector<const KernelModel *> calledKernels(const ModuleModel &M,
@@ -61,6 +74,21 @@ bool readsPeersAfterLastSync(const ModuleModel &M, const KernelModel &K,
 std::vector<size_t> exposedPeerReadParams(const ModuleModel &M,
                                           const KernelModel &K,
                                           const CheckOptions &O);
+/// Parameters of \p K through which it stores into peers' symmetric memory
+/// (through a peer pointer other than its own rank; no flag, no shared
+/// memory) with no cross-rank signal of its own after the store (no exit
+/// barrier orders the store before a later kernel of the peer); SIZE_MAX
+/// for a base that is no parameter.
+std::vector<size_t> exposedPeerWriteParams(const ModuleModel &M,
+                                           const KernelModel &K,
+                                           const CheckOptions &O);
+/// Parameters of \p K through which it reads symmetric memory, its own
+/// copy or a peer's (no flag, no shared memory, no read-modify-write),
+/// before its first cross-rank wait; SIZE_MAX for a base that is no
+/// parameter.
+std::vector<size_t> unguardedSymmReadParams(const ModuleModel &M,
+                                            const KernelModel &K,
+                                            const CheckOptions &O);
 /// Parameters of \p K through which it stores into this rank's own
 /// symmetric memory before its first cross-rank wait (a write that an entry
 /// barrier of the kernel does not order); SIZE_MAX for a base that is no

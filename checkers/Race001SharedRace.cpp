@@ -2,7 +2,10 @@
 //
 // Intra-block shared-memory data race between barriers (GPUVerify's
 // barrier-interval race check: two distinct threads of one block, one
-// access writing, no __syncthreads() between them).
+// access writing, no __syncthreads() between them). Plain accesses of a
+// `__device__` variable (KernelModel::DeviceVars) race the same way: every
+// thread of the block shares it (a device-side call counter read by all
+// threads and advanced by one).
 //
 //===----------------------------------------------------------------------===//
 #include "Checks.h"
@@ -10,6 +13,15 @@
 
 namespace pkb::chk {
 namespace {
+
+/// True if event \p I of \p A is a plain (not atomic, not volatile, not a
+/// spin) access of a `__device__` variable. Strong accesses of one are a
+/// protocol of their own (a grid-barrier counter), not this check's.
+bool plainDeviceVar(const Analysis &A, size_t I) {
+  const Event &E = A.ev(I);
+  return A.K.isDeviceVarAccess(E) && E.Order == MemOrder::Plain &&
+         !isRmwEvent(E) && E.Kind != EventKind::SpinWait;
+}
 
 class Race001 : public KernelChecker {
 public:
@@ -23,7 +35,7 @@ public:
                    std::vector<Diagnostic> &Diags) const override {
     std::vector<size_t> Sh;
     for (size_t I = 0; I < A.size(); ++I)
-      if (isMemEvent(A.ev(I)) && A.isShared(I))
+      if (isMemEvent(A.ev(I)) && (A.isShared(I) || plainDeviceVar(A, I)))
         Sh.push_back(I);
     for (size_t X = 0; X < Sh.size(); ++X)
       for (size_t Y = X; Y < Sh.size(); ++Y) {
@@ -56,6 +68,9 @@ public:
             describe(A.ev(L)) + " races with " + describe(A.ev(Other)) +
                 " (threads " + R.Witness["t1"] + " and " + R.Witness["t2"] +
                 " of one block, byte " + R.Witness["idx"] +
+                (A.isShared(I)
+                     ? std::string()
+                     : " of the __device__ variable '" + E1.Addr.Base + "'") +
                 ") with no __syncthreads() between them",
             "add __syncthreads() between the write and the other threads' "
             "accesses (also at the end of loop iterations)");

@@ -435,6 +435,10 @@ Val Builder::declRef(const ValueDecl *D, const clang::Expr *At) {
                                                 : AddrSpace::Global;
         P.ElemBytes = T->isArrayType() ? pointeeSize(T) : sizeOf(T);
         V.P = P;
+        if (VD->hasAttr<CUDADeviceAttr>() && !T.isConstQualified() &&
+            std::find(K.DeviceVars.begin(), K.DeviceVars.end(), P.Base) ==
+                K.DeviceVars.end())
+          K.DeviceVars.push_back(P.Base);
       }
       return V;
     }

@@ -3,6 +3,8 @@
 #include "pkb/Model.h"
 #include "pkb/Diagnostic.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace pkb {
@@ -175,6 +177,12 @@ bool KernelModel::isSharedAccess(const Event &E) const {
     if (SV.first == E.Addr.Base)
       return true;
   return false;
+}
+
+bool KernelModel::isDeviceVarAccess(const Event &E) const {
+  return E.Addr.Space == AddrSpace::Global &&
+         std::find(DeviceVars.begin(), DeviceVars.end(), E.Addr.Base) !=
+             DeviceVars.end();
 }
 
 const Loop *KernelModel::findLoop(unsigned Id) const {
@@ -389,6 +397,8 @@ const char *toString(HostOp::OpKind K) {
     return "rendezvous";
   case HostOp::SymmWrite:
     return "symm_write";
+  case HostOp::SymmRead:
+    return "symm_read";
   case HostOp::Barrier:
     return "barrier";
   case HostOp::KernelCall:

@@ -137,6 +137,8 @@ json toJson(const KernelModel &K) {
   json J{{"name", K.Name},      {"line", K.Loc.Line}, {"params", Params},
          {"loops", Loops},      {"events", Events},   {"shared", Shared},
          {"launches", Launches}};
+  if (!K.DeviceVars.empty())
+    J["device_vars"] = K.DeviceVars;
   if (!K.Notes.empty())
     J["notes"] = K.Notes;
   if (K.Facts.Done)

@@ -992,6 +992,22 @@ bool isCollective(const std::string &Fn) {
   return false;
 }
 
+/// True for the tensor methods that write their receiver in place.
+bool isInPlaceWrite(std::string_view Method) {
+  return Method == "copy_" || Method == "zero_" || Method == "fill_";
+}
+
+/// True if the host expression \p T names this process's own rank: `rank`,
+/// `my_rank`, `local_rank`, an attribute `x.rank`, or `dist.get_rank()`.
+bool isOwnRankText(const std::string &T) {
+  auto EndsWith = [&](std::string_view S) {
+    return T.size() >= S.size() &&
+           T.compare(T.size() - S.size(), S.size(), S) == 0;
+  };
+  return T == "rank" || T == "my_rank" || T == "local_rank" ||
+         EndsWith(".rank") || EndsWith("get_rank()");
+}
+
 void PyFile::onCall(const Chain &C, size_t K, const AssignInfo &A,
                     WalkCtx &Ctx) {
   const size_t ChainStart = C[0].B;
@@ -1057,13 +1073,22 @@ void PyFile::onCall(const Chain &C, size_t K, const AssignInfo &A,
   std::string Method(tok(C[K - 1].B));
   if (isExtReceiver(C, K - 1))
     return Emit(HostOp::KernelCall, "ext." + Method, Receiver());
-  if (Method == "copy_" || Method == "zero_" || Method == "fill_")
+  if (isInPlaceWrite(Method))
     return Emit(HostOp::SymmWrite, CalleeText, Receiver());
   if (Method == "barrier")
     return Emit(HostOp::Barrier, CalleeText, Receiver());
   if ((Method == "get_buffer" || Method == "get_signal_pad") && WholeRhs &&
       A.Targets.size() == 1) // a view of a symmetric buffer, given a name
     return Emit(HostOp::Other, CalleeText, Target());
+  if (Method == "get_buffer" && !WholeRhs) {
+    // Read in place unless the chain goes on into an in-place write
+    // (`hdl.get_buffer(p, ...).copy_(x)` is that write, emitted there).
+    bool Written = K + 1 < C.size() && C[K + 1].K == ChainElem::Attr &&
+                   isInPlaceWrite(tok(C[K + 1].B));
+    std::vector<std::string> A = Args();
+    if (!Written && !A.empty() && !isOwnRankText(A[0]))
+      return Emit(HostOp::SymmRead, CalleeText, Receiver());
+  }
   if (Method == "put_signal" || Method == "wait_signal")
     return Emit(HostOp::Other, CalleeText, Receiver());
 }

@@ -29,6 +29,30 @@ TEST(Checkers, Bar004HostCopyWithoutBarrierAfterKernel) {
   EXPECT_EQ(keys(F), (std::set<Key>{{50, "BAR-004"}})) << dump(F);
 }
 
+TEST(Checkers, Bar004HostReadOfPeerBufferWithoutBarrierAfter) {
+  // zero_ (50), barrier, kernel, barrier, then every rank reads rank 0's
+  // buffer on the host (hdl.get_buffer(0, ...).clone(), line 54): rank 0's
+  // zero_ of the next call may run while a peer still reads.
+  ModuleModel M = hostModule(true);
+  HostOp Read;
+  Read.Kind = HostOp::SymmRead;
+  Read.Callee = "hdl.get_buffer";
+  Read.Target = "hdl";
+  Read.Loc = {"solution.py", 54, 11};
+  M.HostOps.push_back(Read);
+  auto F = runAll(M);
+  EXPECT_EQ(keys(F), (std::set<Key>{{50, "BAR-004"}})) << dump(F);
+  const Finding *X = find(F, "BAR-004");
+  ASSERT_TRUE(X);
+  EXPECT_NE(X->Message.find("line 54"), std::string::npos) << X->Message;
+  // A barrier after the read orders it before the next call's zero_.
+  HostOp B = M.HostOps[1];
+  B.Loc.Line = 55;
+  M.HostOps.push_back(B);
+  auto FG = runAll(M);
+  EXPECT_TRUE(FG.empty()) << dump(FG);
+}
+
 /// Findings of the BAR-004 checker alone on \p M (the host-sequence tests
 /// need no other checker).
 std::vector<Finding> runBar004(const ModuleModel &M) {
@@ -56,28 +80,7 @@ std::set<std::pair<unsigned, Severity>> bar004(const std::vector<Finding> &F) {
 ModuleModel candidateKernels() {
   ModuleModel M;
   M.File = "cand.cu";
-  KB B("barrierK");
-  B.param("pads", ParamRole::SignalPadTable, 4)
-      .param("epoch", ParamRole::Epoch)
-      .launch(1, 8);
-  B.barrier(10, v("param:epoch"));
-  KB S("signalK");
-  S.param("pads", ParamRole::SignalPadTable, 4)
-      .param("epoch", ParamRole::Epoch)
-      .launch(1, 8);
-  S.when(lt(tid(), W()));
-  S.mem(EventKind::Store, 20, addr("pads", tid(), c(8) + rank()), 4,
-        MemOrder::Release, Scope::System, v("param:epoch"));
-  S.end();
-  KB Wt("waitK");
-  Wt.param("pads", ParamRole::SignalPadTable, 4)
-      .param("epoch", ParamRole::Epoch)
-      .launch(1, 8);
-  Wt.when(lt(tid(), W()));
-  Wt.spin(25, addr("pads", rank(), c(8) + tid()), v("param:epoch"));
-  Wt.end();
-  for (KB *K : {&B, &S, &Wt})
-    M.Kernels.push_back(K->K);
+  M.Kernels = syncKernels();
   // The reader of hostModule(): loads bufs[p][i] (line 31), stores out[i].
   M.Kernels.push_back(hostModule(false).Kernels.at(0));
   M.Kernels.back().Name = "reduceK";

@@ -125,6 +125,34 @@ inline KB oneBarrier(unsigned SigWidth, ExprRef SigIndex, ExprRef WaitIndex,
   return K;
 }
 
+/// The synchronization kernels of a candidate's host sequence, on a signal
+/// pad table `pads` and an epoch parameter, one block of 8 threads each:
+/// `barrierK` (signal every peer, wait for every peer, line 10), `signalK`
+/// (signal only, line 20) and `waitK` (wait only, line 25).
+inline std::vector<KernelModel> syncKernels() {
+  KB B("barrierK");
+  B.param("pads", ParamRole::SignalPadTable, 4)
+      .param("epoch", ParamRole::Epoch)
+      .launch(1, 8);
+  B.barrier(10, v("param:epoch"));
+  KB S("signalK");
+  S.param("pads", ParamRole::SignalPadTable, 4)
+      .param("epoch", ParamRole::Epoch)
+      .launch(1, 8);
+  S.when(lt(tid(), W()));
+  S.mem(EventKind::Store, 20, addr("pads", tid(), c(8) + rank()), 4,
+        MemOrder::Release, Scope::System, v("param:epoch"));
+  S.end();
+  KB Wt("waitK");
+  Wt.param("pads", ParamRole::SignalPadTable, 4)
+      .param("epoch", ParamRole::Epoch)
+      .launch(1, 8);
+  Wt.when(lt(tid(), W()));
+  Wt.spin(25, addr("pads", rank(), c(8) + tid()), v("param:epoch"));
+  Wt.end();
+  return {B.K, S.K, Wt.K};
+}
+
 inline ModuleModel hostModule(bool BarrierBetween) {
   KB K("gather_kernel");
   K.stdParams().launch(4, 256);

@@ -52,4 +52,41 @@ TEST(Checkers, Race001LoopCarried) {
   EXPECT_TRUE(FG.empty()) << dump(FG);
 }
 
+TEST(Checkers, Race001DeviceVariableCallCounter) {
+  // A device-side call counter: every thread reads g_calls (line 10), thread
+  // 0 advances it (line 12) with no __syncthreads() before the store.
+  auto Counter = [](bool Sync, MemOrder StoreOrder) {
+    KB K("barrier");
+    K.stdParams().launch(1, 8);
+    K.K.DeviceVars.push_back("g_calls");
+    K.load(10, addr("g_calls", nullptr, c(0), AddrSpace::Global));
+    if (Sync)
+      K.sync(11);
+    K.when(eq(tid(), c(0)));
+    K.store(12, addr("g_calls", nullptr, c(0), AddrSpace::Global)).Order =
+        StoreOrder;
+    K.end();
+    return K.module();
+  };
+  auto F = runAll(Counter(false, MemOrder::Plain));
+  EXPECT_EQ(keys(F), (std::set<Key>{{12, "RACE-001"}})) << dump(F);
+  const Finding *X = find(F, "RACE-001");
+  ASSERT_TRUE(X);
+  EXPECT_EQ(X->Sev, Severity::Error);
+  EXPECT_NE(X->Message.find("__device__ variable 'g_calls'"), std::string::npos)
+      << X->Message;
+  // With the block barrier between the reads and the store: no race.
+  auto FG = runAll(Counter(true, MemOrder::Plain));
+  EXPECT_TRUE(FG.empty()) << dump(FG);
+  // A volatile store is a protocol of its own (not this check's).
+  auto FV = runAll(Counter(false, MemOrder::Volatile));
+  EXPECT_TRUE(keys(FV).count({12, "RACE-001"}) == 0) << dump(FV);
+  // The same accesses of a variable not listed in DeviceVars (any other
+  // global base): not checked.
+  ModuleModel M = Counter(false, MemOrder::Plain);
+  M.Kernels[0].DeviceVars.clear();
+  auto FN = runAll(M);
+  EXPECT_TRUE(keys(FN).count({12, "RACE-001"}) == 0) << dump(FN);
+}
+
 } // namespace

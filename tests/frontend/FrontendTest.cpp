@@ -478,6 +478,31 @@ extern "C" int pkb_candidate_run(pkb_context* ctx, const pkb_tensor*, int,
   EXPECT_TRUE(Symbol);
 }
 
+TEST(FrontendEvents, DeviceVariablesAreListed) {
+  // Non-const __device__ variables the kernel touches are DeviceVars; a
+  // __constant__ one and a __shared__ one are not.
+  FrontendResult R = build(R"(#include <stdint.h>
+__device__ uint32_t gCalls;
+__device__ uint32_t gUnused;
+__constant__ uint32_t cBase;
+__global__ void k(uint32_t* F) {
+  __shared__ uint32_t s[32];
+  s[threadIdx.x] = gCalls + cBase;
+  __syncthreads();
+  if (threadIdx.x == 0) gCalls = s[1];
+  F[threadIdx.x] = 0;
+}
+)");
+  ASSERT_TRUE(R.Parsed);
+  const KernelModel &K = kernel(R, "k");
+  EXPECT_EQ(K.DeviceVars, std::vector<std::string>{"gCalls"});
+  for (const Event &E : K.Events)
+    if (E.Addr.Base == "gCalls")
+      EXPECT_TRUE(K.isDeviceVarAccess(E));
+    else
+      EXPECT_FALSE(K.isDeviceVarAccess(E)) << E.Addr.Base;
+}
+
 TEST(FrontendModes, ToolkitAndShimsAgree) {
   if (!std::filesystem::exists("/usr/local/cuda/include/cuda_runtime.h"))
     GTEST_SKIP() << "no CUDA toolkit in /usr/local/cuda";

@@ -224,6 +224,58 @@ TEST(HostOps, ControlFlowNestedDefsLambdasAndImports) {
       "c.py");
 }
 
+TEST(HostOps, PeerBufferReadsInPlace) {
+  std::string Src =
+      "import torch\n"                                                 // 1
+      "import torch.distributed as dist\n"                             // 2
+      "def solution(x, hdl, rank, peer):\n"                            // 3
+      "    a = hdl.get_buffer(0, (4,), torch.int32).clone()\n"         // 4
+      "    b = hdl.get_buffer(rank, (4,), torch.int32).clone()\n"      // 5
+      "    x.copy_(hdl.get_buffer(peer, (4,), torch.int32))\n"         // 6
+      "    c = hdl.get_buffer(dist.get_rank(), (4,), x.dtype).sum()\n" // 7
+      "    hdl.get_buffer(1, (4,), x.dtype).zero_()\n"                 // 8
+      "    v = hdl.get_buffer(1, (4,), x.dtype)\n"                     // 9
+      "    return a + b + c + v\n";                                    // 10
+  Input In = extractPython("r.py", Src);
+  // A peer's buffer read in place is a SymmRead (lines 4 and 6, the
+  // argument before the call it feeds); the own rank's (5, 7), a write
+  // through the view (8) and a named view (9) are not.
+  expectOps(In.HostOps,
+            {
+                {HostOp::SymmRead,
+                 "hdl.get_buffer",
+                 "hdl",
+                 {"0", "(4,)", "torch.int32"},
+                 4,
+                 9},
+                {HostOp::SymmRead,
+                 "hdl.get_buffer",
+                 "hdl",
+                 {"peer", "(4,)", "torch.int32"},
+                 6,
+                 13},
+                {HostOp::SymmWrite,
+                 "x.copy_",
+                 "x",
+                 {"hdl.get_buffer(peer, (4,), torch.int32)"},
+                 6,
+                 5},
+                {HostOp::SymmWrite,
+                 "hdl.get_buffer(1, (4,), x.dtype).zero_",
+                 "hdl.get_buffer(1, (4,), x.dtype)",
+                 {},
+                 8,
+                 5},
+                {HostOp::Other,
+                 "hdl.get_buffer",
+                 "v",
+                 {"1", "(4,)", "x.dtype"},
+                 9,
+                 9},
+            },
+            "r.py");
+}
+
 TEST(HostOps, RecursiveHelpersAreInlinedOnce) {
   std::string Src = "def a(n):\n"
                     "    dist.barrier()\n"

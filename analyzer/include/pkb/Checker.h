@@ -117,7 +117,8 @@ enum ModelFeature : unsigned {
   /// A write of peer-visible data: a data write through a peer pointer, to
   /// peer space or to a symmetric base (the engine's isPeerVisible()).
   HasPeerWrite = 1u << 4,
-  /// A CTA shared-memory access.
+  /// A CTA shared-memory access, or an access of a `__device__` variable
+  /// (memory every thread of a block shares, like shared memory).
   HasSharedAccess = 1u << 5,
   /// Host operations (ModuleModel::HostOps: a PKB solution() or a
   /// candidate's pkb_candidate_run).

@@ -372,6 +372,10 @@ struct KernelModel {
   std::vector<Event> Events;
   /// Shared-memory variables: name -> element size (bytes).
   std::vector<std::pair<std::string, unsigned>> SharedVars;
+  /// Non-const `__device__` variables the kernel accesses, by name: global
+  /// memory of this GPU that every thread of every block shares (a
+  /// device-side call counter, a grid-barrier count).
+  std::vector<std::string> DeviceVars;
   /// Launch sites in host code of the same file for this kernel.
   std::vector<LaunchSite> Launches;
   /// Front-end notes about approximations made (depth bound hit, ...).
@@ -386,6 +390,8 @@ struct KernelModel {
   const Param *paramOf(const std::string &Base) const;
   /// True if \p E accesses CTA shared memory (space or a shared variable).
   bool isSharedAccess(const Event &E) const;
+  /// True if \p E accesses a `__device__` variable (DeviceVars).
+  bool isDeviceVarAccess(const Event &E) const;
 };
 
 /// One ordered host-side operation of a ParallelKernelBench-style Python
@@ -397,6 +403,9 @@ struct HostOp {
     Rendezvous, ///< symm_mem.rendezvous(...)
     SymmWrite,  ///< buf.copy_/zero_/fill_, cudaMemcpy*/cudaMemset* into a
                 ///< symmetric buffer or signal pad
+    SymmRead,   ///< hdl.get_buffer(p, ...) of a peer p, read in place
+                ///< (`.clone()`, an argument): a host-side read of peer
+                ///< memory (Python); Target is the handle
     Barrier,    ///< hdl.barrier(...) or dist.barrier()
     KernelCall, ///< call into the compiled extension
     Collective, ///< dist.all_reduce & co (NCCL)
