@@ -386,6 +386,17 @@ public:
   /// Set once a query was cut short by KernelBudget.
   bool BudgetHit = false;
 
+  /// A fresh general-purpose solver for the full-limit attempts on \p F
+  /// (which the caller adds): for quantifier-free integer goals, Z3's
+  /// QF_NIA strategy (qfnia_tactic.cpp: preamble, then bit-blasting,
+  /// SMT core, nlsat, SMT core) with its two wall-clock cut-offs
+  /// (`try_for` 2 s and 3 s) replaced by conflict limits, so that an answer
+  /// depends on the formula and the resource limit only, never on the
+  /// machine's load. Linear goals (QF_LIA) take the preamble of Z3's
+  /// QF_LIA strategy and the SMT core, leaving out its model finders,
+  /// which all run under try_for(). Other goals (quantifiers,
+  /// uninterpreted functions) get Z3's default solver.
+  z3::solver fullSolver(const z3::expr &F);
   /// Resource units of one query: --solver-timeout times 2500 per ms.
   uint64_t queryLimit() const;
   /// KernelBudget in units of queryLimit(): one checker may spend at most

@@ -436,11 +436,88 @@ Analysis::enumerate(const Encoded &F, const std::vector<z3::expr> &Xs,
   Result Res = Run(S0, R);
   if (Res == Undecided && !BudgetHit) {
     R.clear();
-    z3::solver S(Z);
+    z3::solver S = fullSolver(FC);
     Res = Run(S, R);
   }
   Complete = Res == Done;
   return R;
+}
+
+z3::solver Analysis::fullSolver(const z3::expr &F) {
+  z3::goal G(Z);
+  G.add(F);
+  const bool Lia = z3::probe(Z, "is-qflia")(G) != 0;
+  if (!Lia && z3::probe(Z, "is-qfnia")(G) == 0)
+    return z3::solver(Z); // quantifiers, uninterpreted functions
+
+  // Mirrors mk_qfnia_tactic() of Z3 4.8 (src/tactic/smtlogics/
+  // qfnia_tactic.cpp) step by step; only the two try_for() are replaced.
+  auto T = [&](const char *Name) { return z3::tactic(Z, Name); };
+  auto With = [&](const z3::tactic &Tc,
+                  std::initializer_list<std::pair<const char *, unsigned>> U,
+                  std::initializer_list<std::pair<const char *, bool>> B) {
+    z3::params P(Z);
+    for (const auto &[K, V] : U)
+      P.set(K, V);
+    for (const auto &[K, V] : B)
+      P.set(K, V);
+    return z3::with(Tc, P);
+  };
+  auto SkipIfFailed = [&](const z3::tactic &Tc) { return Tc | T("skip"); };
+  z3::tactic Preamble =
+      T("simplify") & T("propagate-values") &
+      With(T("ctx-simplify"), {{"max_depth", 30}, {"max_steps", 5000000}}, {}) &
+      With(T("simplify"), {{"local_ctx_limit", 10000000}},
+           {{"pull_cheap_ite", true}, {"local_ctx", true}}) &
+      T("elim-uncnstr") & T("lia2card") & T("card2bv") &
+      SkipIfFailed(T("cofactor-term-ite"));
+  z3::tactic BvSolver = With(
+      T("simplify") & T("propagate-values") &
+          With(T("simplify"), {{"local_ctx_limit", 10000000}},
+               {{"local_ctx", true}}) &
+          T("max-bv-sharing") &
+          With(T("bit-blast"), {{"max_memory", 100}}, {}) &
+          With(T("sat"), {{"max_memory", 100}, {"max_conflicts", 500}}, {}),
+      {},
+      {{"flat", false},
+       {"hi_div0", true},
+       {"elim_and", true},
+       {"blast_distinct", true}});
+  z3::tactic SatSolver = With(T("simplify"), {}, {{"hoist_mul", true}}) &
+                         With(T("nla2bv"), {{"nla2bv_max_bv_size", 64}}, {}) &
+                         SkipIfFailed(BvSolver) & T("fail-if-undecided");
+  auto SmtSolver = [&](unsigned MaxConflicts) {
+    z3::tactic S = With(T("simplify"), {}, {{"som", true}});
+    return MaxConflicts
+               ? S & With(T("smt"), {{"max_conflicts", MaxConflicts}}, {}) &
+                     T("fail-if-undecided")
+               : S & T("smt");
+  };
+  // The cut-offs: 2 s of the SMT core and 3 s of nlsat in Z3, here
+  // conflict counts (a few tenths of a second each on the bundled files).
+  constexpr unsigned SmtConflicts = 20000, NlsatConflicts = 20000;
+  z3::tactic Nlsat =
+      With(T("simplify"), {}, {{"som", true}}) &
+      With(T("qfnra-nlsat"), {{"max_conflicts", NlsatConflicts}}, {}) &
+      T("fail-if-undecided");
+  z3::tactic Branch =
+      SatSolver | SmtSolver(SmtConflicts) | Nlsat | SmtSolver(0);
+  // Linear goals: the preamble of Z3's QF_LIA strategy (qflia_tactic.cpp,
+  // mk_preamble_tactic) and the SMT core; its model finders and bounded
+  // searches all run under try_for() and are left out.
+  z3::tactic LiaPreamble =
+      T("simplify") & T("propagate-values") &
+      With(T("ctx-simplify"), {{"max_depth", 30}, {"max_steps", 5000000}}, {}) &
+      With(T("simplify"), {{"local_ctx_limit", 10000000}},
+           {{"pull_cheap_ite", true},
+            {"push_ite_arith", false},
+            {"local_ctx", true},
+            {"hoist_ite", true}}) &
+      T("solve-eqs") & T("elim-uncnstr") &
+      With(T("simplify"), {}, {{"arith_lhs", true}});
+  if (Lia)
+    return With(LiaPreamble & T("smt"), {}, {{"som", true}}).mk_solver();
+  return (Preamble & Branch).mk_solver();
 }
 
 z3::check_result Analysis::cheapCheck(const z3::expr &F, uint64_t Limit,
@@ -459,7 +536,7 @@ z3::check_result Analysis::cheapCheck(const z3::expr &F, uint64_t Limit,
     *Model = S0.get_model();
   if (C != z3::unknown || BudgetHit)
     return C;
-  z3::solver S(Z);
+  z3::solver S = fullSolver(F);
   S.add(F);
   C = runLimited(S, Limit, Reason);
   if (C == z3::sat && Model)
@@ -632,7 +709,7 @@ z3::check_result Analysis::decide(const z3::expr &FC, unsigned W,
         C = z3::unsat;
     }
     if (C != z3::unsat) {
-      z3::solver S(Z);
+      z3::solver S = fullSolver(G);
       S.add(G);
       C = runLimited(S, Budget, Reason);
       if (C == z3::sat)
@@ -653,7 +730,6 @@ z3::check_result Analysis::decide(const z3::expr &FC, unsigned W,
       bool AllUnsat = true;
       uint64_t Each = std::max<uint64_t>(Budget * 2 / Cases, 20000);
       for (size_t Case = 0; Case < Cases && !Model; ++Case) {
-        z3::solver S2(Z);
         size_t X = Case;
         z3::expr_vector From(Z), To(Z);
         for (const SplitVar &V : Split) {
@@ -662,7 +738,9 @@ z3::check_result Analysis::decide(const z3::expr &FC, unsigned W,
           To.push_back(Z.int_val(V.Lo + int64_t(X % Wd)));
           X /= Wd;
         }
-        S2.add(z3::expr(FC).substitute(From, To).simplify());
+        z3::expr CaseF = z3::expr(FC).substitute(From, To).simplify();
+        z3::solver S2 = fullSolver(CaseF);
+        S2.add(CaseF);
         for (unsigned I = 0; I < From.size(); ++I)
           S2.add(From[I] == To[I]);
         z3::check_result C2 = runLimited(S2, Each, Reason);
@@ -679,7 +757,7 @@ z3::check_result Analysis::decide(const z3::expr &FC, unsigned W,
       else if (AllUnsat)
         C = z3::unsat;
     } else {
-      z3::solver S3(Z);
+      z3::solver S3 = fullSolver(FC);
       S3.add(FC);
       C = runLimited(S3, Budget, Reason);
       if (C == z3::sat)

@@ -294,11 +294,12 @@ public:
                   (Idx - Idx0.Term - V).substitute(F2, T2).simplify();
               int64_t Zero = 1;
               if (!Diff.is_numeral_i64(Zero) || Zero != 0) {
-                z3::solver S(Z);
+                z3::expr Q = Idx - Idx0.Term != V;
+                z3::solver S = A.fullSolver(Q);
                 z3::params P(Z);
                 P.set("rlimit", static_cast<unsigned>(A.queryLimit() / 16));
                 S.set(P);
-                S.add(Idx - Idx0.Term != V);
+                S.add(Q);
                 for (unsigned X = 0; X < F2.size(); ++X)
                   S.add(F2[X] == T2[X]);
                 if (S.check() != z3::unsat) {

@@ -362,4 +362,44 @@ TEST(EngineSolve, EnumerateIsCompleteOnlyBelowTheCap) {
   EXPECT_TRUE(None.empty());
 }
 
+// fullSolver() picks a strategy by the goal's logic and decides each kind:
+// QF_LIA (preamble + SMT core), QF_NIA (bit-blasting, SMT core, nlsat with
+// conflict limits instead of Z3's wall-clock try_for) and quantified goals
+// (Z3's default solver); the same nonlinear query spends the same resource
+// units in two fresh contexts.
+TEST(EngineSolve, FullSolverDecidesEachLogicReproducibly) {
+  auto Units = [] {
+    KB K;
+    K.launch(1, 32);
+    Fixture F(K);
+    Analysis &A = *F;
+    z3::expr X = A.Z.int_const("x"), Y = A.Z.int_const("y");
+    auto Check = [&](const z3::expr &Q) {
+      z3::solver S = A.fullSolver(Q);
+      z3::params P(A.Z);
+      P.set("rlimit", 5000000u);
+      S.set(P);
+      S.add(Q);
+      return S.check();
+    };
+    EXPECT_EQ(Check(X + 2 * Y == 7 && X > 0 && Y > 0), z3::sat);
+    EXPECT_EQ(Check(2 * X + 4 * Y == 7), z3::unsat);
+    EXPECT_EQ(Check(X * Y == 91 && X > 1 && Y > 1), z3::sat);
+    EXPECT_EQ(Check(X * Y == 91 && X > 1 && Y > 1 && X < 7), z3::unsat);
+    EXPECT_EQ(Check(z3::forall(Y, X <= Y * Y)), z3::sat);
+    z3::solver S = A.fullSolver(X * Y == 91);
+    S.add(X * Y * Y == 1001 && X > 1 && Y > 1);
+    S.check();
+    std::string Count;
+    z3::stats St = S.statistics();
+    for (unsigned I = 0; I < St.size(); ++I)
+      if (St.key(I) == "rlimit count")
+        Count = std::to_string(St.uint_value(I));
+    return Count;
+  };
+  std::string First = Units();
+  EXPECT_FALSE(First.empty());
+  EXPECT_EQ(Units(), First);
+}
+
 } // namespace
