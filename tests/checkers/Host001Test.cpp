@@ -110,4 +110,25 @@ TEST(Checkers, Host001KernelStoresIntoPeersOrdered) {
   EXPECT_TRUE(host001(M).empty());
 }
 
+TEST(Checkers, Host001PeerReaderThatNothingWaitsFor) {
+  // hostModule()'s gather kernel reads bufs[p][i] of every peer with no
+  // barrier of its own. Launched with no host write before it and nothing
+  // that waits: it reads whatever the peers last wrote (a Warning, since
+  // their writes are not in the file).
+  ModuleModel M = hostModule(false);
+  M.HostOps.erase(M.HostOps.begin()); // no buf.copy_ before the launch
+  M.HostOps.pop_back();               // no barrier after it either
+  std::set<std::pair<unsigned, Severity>> Got;
+  for (const Finding &X : runAll(M))
+    if (X.CheckId == "HOST-001")
+      Got.insert({X.Loc.Line, X.Sev});
+  EXPECT_EQ(Got,
+            (std::set<std::pair<unsigned, Severity>>{{52, Severity::Warning}}));
+  // A barrier before the launch waits for the peers: nothing to report.
+  ModuleModel G = hostModule(true);
+  G.HostOps.erase(G.HostOps.begin());
+  auto FG = runAll(G);
+  EXPECT_TRUE(FG.empty()) << dump(FG);
+}
+
 } // namespace
