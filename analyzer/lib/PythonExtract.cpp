@@ -1085,8 +1085,8 @@ void PyFile::onCall(const Chain &C, size_t K, const AssignInfo &A,
     // (`hdl.get_buffer(p, ...).copy_(x)` is that write, emitted there).
     bool Written = K + 1 < C.size() && C[K + 1].K == ChainElem::Attr &&
                    isInPlaceWrite(tok(C[K + 1].B));
-    std::vector<std::string> A = Args();
-    if (!Written && !A.empty() && !isOwnRankText(A[0]))
+    std::vector<std::string> Given = Args();
+    if (!Written && !Given.empty() && !isOwnRankText(Given[0]))
       return Emit(HostOp::SymmRead, CalleeText, Receiver());
   }
   if (Method == "put_signal" || Method == "wait_signal")
