@@ -385,6 +385,9 @@ public:
   uint64_t KernelBudget;
   /// Set once a query was cut short by KernelBudget.
   bool BudgetHit = false;
+  /// A new instance of fullSolver()'s tactic for QF_LIA (\p Lia) or QF_NIA
+  /// goals.
+  z3::tactic buildFullTactic(bool Lia);
 
   /// A fresh general-purpose solver for the full-limit attempts on \p F
   /// (which the caller adds): for quantifier-free integer goals, Z3's

@@ -449,9 +449,15 @@ z3::solver Analysis::fullSolver(const z3::expr &F) {
   const bool Lia = z3::probe(Z, "is-qflia")(G) != 0;
   if (!Lia && z3::probe(Z, "is-qfnia")(G) == 0)
     return z3::solver(Z); // quantifiers, uninterpreted functions
+  // Built afresh for every query, on purpose: Z3's tactic objects keep
+  // state between runs, and reusing one chain for all queries of a kernel
+  // changed answers (PART-002 on part002_03_pkb.py, W = 4: sat with fresh
+  // tactics, unknown at the same limit with reused ones). Building a chain
+  // does no solving.
+  return buildFullTactic(Lia).mk_solver();
+}
 
-  // Mirrors mk_qfnia_tactic() of Z3 4.8 (src/tactic/smtlogics/
-  // qfnia_tactic.cpp) step by step; only the two try_for() are replaced.
+z3::tactic Analysis::buildFullTactic(bool Lia) {
   auto T = [&](const char *Name) { return z3::tactic(Z, Name); };
   auto With = [&](const z3::tactic &Tc,
                   std::initializer_list<std::pair<const char *, unsigned>> U,
@@ -463,14 +469,34 @@ z3::solver Analysis::fullSolver(const z3::expr &F) {
       P.set(K, V);
     return z3::with(Tc, P);
   };
-  auto SkipIfFailed = [&](const z3::tactic &Tc) { return Tc | T("skip"); };
-  z3::tactic Preamble =
+  // The first three steps of both preambles.
+  z3::tactic Prefix =
       T("simplify") & T("propagate-values") &
-      With(T("ctx-simplify"), {{"max_depth", 30}, {"max_steps", 5000000}}, {}) &
-      With(T("simplify"), {{"local_ctx_limit", 10000000}},
-           {{"pull_cheap_ite", true}, {"local_ctx", true}}) &
-      T("elim-uncnstr") & T("lia2card") & T("card2bv") &
-      SkipIfFailed(T("cofactor-term-ite"));
+      With(T("ctx-simplify"), {{"max_depth", 30}, {"max_steps", 5000000}}, {});
+  if (Lia) {
+    // Linear goals: the preamble of Z3's QF_LIA strategy (qflia_tactic.cpp,
+    // mk_preamble_tactic) and the SMT core; its model finders and bounded
+    // searches all run under try_for() and are left out.
+    z3::tactic LiaPreamble =
+        Prefix &
+        With(T("simplify"), {{"local_ctx_limit", 10000000}},
+             {{"pull_cheap_ite", true},
+              {"push_ite_arith", false},
+              {"local_ctx", true},
+              {"hoist_ite", true}}) &
+        T("solve-eqs") & T("elim-uncnstr") &
+        With(T("simplify"), {}, {{"arith_lhs", true}});
+    return With(LiaPreamble & T("smt"), {}, {{"som", true}});
+  }
+
+  // Mirrors mk_qfnia_tactic() of Z3 4.8 (src/tactic/smtlogics/
+  // qfnia_tactic.cpp) step by step; only the two try_for() are replaced.
+  auto SkipIfFailed = [&](const z3::tactic &Tc) { return Tc | T("skip"); };
+  z3::tactic Preamble = Prefix &
+                        With(T("simplify"), {{"local_ctx_limit", 10000000}},
+                             {{"pull_cheap_ite", true}, {"local_ctx", true}}) &
+                        T("elim-uncnstr") & T("lia2card") & T("card2bv") &
+                        SkipIfFailed(T("cofactor-term-ite"));
   z3::tactic BvSolver = With(
       T("simplify") & T("propagate-values") &
           With(T("simplify"), {{"local_ctx_limit", 10000000}},
@@ -502,22 +528,7 @@ z3::solver Analysis::fullSolver(const z3::expr &F) {
       T("fail-if-undecided");
   z3::tactic Branch =
       SatSolver | SmtSolver(SmtConflicts) | Nlsat | SmtSolver(0);
-  // Linear goals: the preamble of Z3's QF_LIA strategy (qflia_tactic.cpp,
-  // mk_preamble_tactic) and the SMT core; its model finders and bounded
-  // searches all run under try_for() and are left out.
-  z3::tactic LiaPreamble =
-      T("simplify") & T("propagate-values") &
-      With(T("ctx-simplify"), {{"max_depth", 30}, {"max_steps", 5000000}}, {}) &
-      With(T("simplify"), {{"local_ctx_limit", 10000000}},
-           {{"pull_cheap_ite", true},
-            {"push_ite_arith", false},
-            {"local_ctx", true},
-            {"hoist_ite", true}}) &
-      T("solve-eqs") & T("elim-uncnstr") &
-      With(T("simplify"), {}, {{"arith_lhs", true}});
-  if (Lia)
-    return With(LiaPreamble & T("smt"), {}, {{"som", true}}).mk_solver();
-  return (Preamble & Branch).mk_solver();
+  return Preamble & Branch;
 }
 
 z3::check_result Analysis::cheapCheck(const z3::expr &F, uint64_t Limit,

@@ -56,21 +56,12 @@ TEST(Checkers, Bar004HostReadOfPeerBufferWithoutBarrierAfter) {
 /// Findings of the BAR-004 checker alone on \p M (the host-sequence tests
 /// need no other checker).
 std::vector<Finding> runBar004(const ModuleModel &M) {
-  std::vector<Finding> Out;
-  std::vector<Diagnostic> Diags;
-  for (const auto &C : allCheckers())
-    if (std::string(C->info().Id) == "BAR-004")
-      C->check(M, CheckOptions{}, Out, Diags);
-  return Out;
+  return runOne(M, "BAR-004");
 }
 
 /// BAR-004 findings of \p F as (line, severity) pairs.
 std::set<std::pair<unsigned, Severity>> bar004(const std::vector<Finding> &F) {
-  std::set<std::pair<unsigned, Severity>> S;
-  for (const Finding &X : F)
-    if (X.CheckId == "BAR-004")
-      S.insert({X.Loc.Line, X.Sev});
-  return S;
+  return linesOf(F, "BAR-004");
 }
 
 /// Kernels of a candidate's pkb_candidate_run (docs/candidate-abi.md):

@@ -27,6 +27,30 @@ inline std::vector<Finding> runAll(const ModuleModel &M,
   return Out;
 }
 
+/// Findings of the checker \p Id alone on \p M (for tests whose models make
+/// the other checkers' queries slow and beside the point); fails the test on
+/// any diagnostic.
+inline std::vector<Finding> runOne(const ModuleModel &M, const std::string &Id,
+                                   const CheckOptions &O = {}) {
+  std::vector<Finding> Out;
+  std::vector<Diagnostic> Diags;
+  for (const auto &C : allCheckers())
+    if (C->info().Id == Id)
+      C->check(M, O, Out, Diags);
+  EXPECT_TRUE(Diags.empty());
+  return Out;
+}
+
+/// The findings of check \p Id in \p F as (line, severity) pairs.
+inline std::set<std::pair<unsigned, Severity>>
+linesOf(const std::vector<Finding> &F, const std::string &Id) {
+  std::set<std::pair<unsigned, Severity>> S;
+  for (const Finding &X : F)
+    if (X.CheckId == Id)
+      S.insert({X.Loc.Line, X.Sev});
+  return S;
+}
+
 using Key = std::pair<unsigned, std::string>;
 
 inline std::set<Key> keys(const std::vector<Finding> &F) {

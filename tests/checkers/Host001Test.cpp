@@ -64,11 +64,7 @@ HostOp launchOp(unsigned Line, const std::string &Kernel,
 
 /// HOST-001 findings of \p M as (line, severity) pairs.
 std::set<std::pair<unsigned, Severity>> host001(const ModuleModel &M) {
-  std::set<std::pair<unsigned, Severity>> S;
-  for (const Finding &X : runAll(M))
-    if (X.CheckId == "HOST-001")
-      S.insert({X.Loc.Line, X.Sev});
-  return S;
+  return linesOf(runAll(M), "HOST-001");
 }
 
 TEST(Checkers, Host001KernelStoresIntoPeersThenReaderWithoutBarrier) {
