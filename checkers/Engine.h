@@ -438,6 +438,16 @@ private:
   /// factors and a full-limit attempt; fills \p Model when sat.
   z3::check_result decide(const z3::expr &FC, unsigned W,
                           std::optional<z3::model> &Model, std::string &Reason);
+  /// A witness search for a non-linear query \p FC, run before the other
+  /// attempts: the `param:` constants that occur in a product of two
+  /// parameter terms (sizes that no launch binds) are set
+  /// to 1, then 2, then 3, all alike, which leaves a linear query, each
+  /// given to Z3's SMT core with \p Limit units. Returns sat (and fills
+  /// \p Model, which includes those values) when one of them is
+  /// satisfiable, unknown otherwise (also when no such constant occurs):
+  /// an unsatisfiable probe proves nothing about other values.
+  z3::check_result smallParamProbe(const z3::expr &FC, uint64_t Limit,
+                                   std::optional<z3::model> &Model);
   /// Decides \p F with \p Limit units: Z3's SMT core first (cheap to
   /// start), the default solver only where the core leaves it undecided.
   /// Sets \p Model (unless null: building a model creates terms, which

@@ -73,6 +73,39 @@ void collectProductFactors(const z3::expr &E, std::set<unsigned> &Seen,
     collectProductFactors(E.body(), Seen, Out, Inside);
 }
 
+/// Names of the `param:` constants of \p E that occur in a product of two
+/// or more factors over parameters (`(H + 2) * (rank * T + t)`); a product
+/// of one parameter with ranks or loop variables (`rank * N`) is left to the
+/// case splits, and a division by a parameter (`i / N`, common and mostly
+/// decided without help) to the solver.
+void collectNonlinearParams(const z3::expr &E, std::set<unsigned> &Seen,
+                            std::set<std::string> &Out) {
+  if (!Seen.insert(E.id()).second || !E.is_app())
+    return;
+  auto ParamsOf = [](const z3::expr &A) {
+    std::set<unsigned> Seen2;
+    std::set<std::string> Names, Params;
+    collectConsts(A, Seen2, Names);
+    for (const std::string &N : Names)
+      if (N.rfind("param:", 0) == 0)
+        Params.insert(N);
+    return Params;
+  };
+  if (E.decl().decl_kind() == Z3_OP_MUL) {
+    std::set<std::string> Found;
+    unsigned WithParams = 0;
+    for (unsigned I = 0; I < E.num_args(); ++I) {
+      std::set<std::string> P = ParamsOf(E.arg(I));
+      WithParams += !P.empty();
+      Found.insert(P.begin(), P.end());
+    }
+    if (WithParams >= 2)
+      Out.insert(Found.begin(), Found.end());
+  }
+  for (unsigned I = 0; I < E.num_args(); ++I)
+    collectNonlinearParams(E.arg(I), Seen, Out);
+}
+
 /// The "rlimit count" statistic of \p S (0 when absent).
 uint64_t rlimitCount(z3::solver &S) {
   try {
@@ -555,6 +588,38 @@ z3::check_result Analysis::cheapCheck(const z3::expr &F, uint64_t Limit,
   return C;
 }
 
+z3::check_result Analysis::smallParamProbe(const z3::expr &FC, uint64_t Limit,
+                                           std::optional<z3::model> &Model) {
+  std::set<unsigned> Seen;
+  std::set<std::string> Names;
+  collectNonlinearParams(FC, Seen, Names);
+  if (Names.empty())
+    return z3::unknown;
+  for (int64_t V = 1; V <= 3 && !BudgetHit; ++V) {
+    z3::expr_vector From(Z), To(Z);
+    for (const std::string &N : Names)
+      if (auto It = Vars.find(N); It != Vars.end()) {
+        From.push_back(It->second);
+        To.push_back(Z.int_val(V));
+      }
+    if (From.empty())
+      return z3::unknown;
+    // Substituted, so that the SMT core sees a linear query; the
+    // equalities keep the values in the model (the finding's witness).
+    z3::expr Q = z3::expr(FC).substitute(From, To);
+    for (unsigned I = 0; I < From.size(); ++I)
+      Q = Q && From[I] == To[I];
+    z3::solver S(Z, z3::solver::simple());
+    S.add(Q);
+    std::string Why;
+    if (runLimited(S, Limit, Why) == z3::sat) {
+      Model = S.get_model();
+      return z3::sat;
+    }
+  }
+  return z3::unknown;
+}
+
 uint64_t Analysis::queryLimit() const {
   return uint64_t(O.SolverTimeoutMs) * 2500;
 }
@@ -700,9 +765,15 @@ z3::check_result Analysis::decide(const z3::expr &FC, unsigned W,
   // values, the query is linear and exact; Z3 explores the cases itself,
   // with conflict learning across them (docs/checkers.md, "Solver strategy
   // and limits").
+  // Small values first for the sizes that no launch binds, where they make
+  // the query non-linear: a bug usually shows with a few elements, and the
+  // probe's linear queries take milliseconds where the non-linear one may
+  // exhaust every limit below (docs/checkers.md, "Solver strategy and
+  // limits").
+  C = smallParamProbe(FC, Budget / 64, Model);
   std::vector<SplitVar> Split = splitVars(FC, W);
   std::vector<SplitVar> Chain = chainVars(FC, W);
-  if (!Chain.empty()) {
+  if (C == z3::unknown && !Chain.empty()) {
     z3::expr G = iteProducts(FC, Chain);
     // An unsatisfiability filter first: arithmetic purification and
     // equation solving before the SMT core decide the chain queries of a
@@ -819,7 +890,9 @@ std::string Analysis::unboundCondition(const z3::expr &F, const z3::expr &FC,
     std::string Why;
     return cheapCheck(Q, queryLimit() / 16, nullptr, Why) == z3::sat;
   };
-  if (!Cond.empty() && Cheap(FC && Small))
+  // The model at hand settles it when its own values are small already.
+  if (!Cond.empty() &&
+      (Mo.eval(FC && Small, true).is_true() || Cheap(FC && Small)))
     Cond.clear();
   if (L.Site == nullptr && !L.FromSite && L.G[0] > 1) {
     // No visible launch: the block count is unconstrained too. A finding
