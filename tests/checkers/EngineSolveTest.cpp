@@ -159,6 +159,44 @@ TEST(EngineSolve, RankTimesChunkIsDecidedWithoutPerCaseQueries) {
   EXPECT_NE(S.Witness.at("r1"), S.Witness.at("r2"));
 }
 
+// Rows of H + 2 values per routing slot k of token t, but the row index
+// forgets k (part002_03_pkb.py): two slots of one token write one row. The
+// query is non-linear in three sizes that no launch binds; with them all
+// set to 2 it is linear and satisfiable, so the probe answers it with the
+// SMT core before any full-limit attempt.
+TEST(EngineSolve, ProductOfUnboundSizesIsProbedWithSmallValues) {
+  KB K;
+  K.launch(4, 256);
+  Fixture F(K);
+  Analysis &A = *F;
+  // C semantics (truncating / and %), as the kernel model encodes them.
+  auto V = [](const char *N) { return Expr::var(N); };
+  auto Bin = [](ExprOp Op, ExprRef X, ExprRef Y) {
+    return Expr::binary(Op, std::move(X), std::move(Y));
+  };
+  ExprRef Len = Bin(ExprOp::Add, V("param:H"), Expr::constant(2));
+  ExprRef E = V("local:e@30");
+  ExprRef Tok = Bin(ExprOp::Div, Bin(ExprOp::Div, E, Len), V("param:K"));
+  ExprRef Row =
+      Bin(ExprOp::Add,
+          Bin(ExprOp::Mul,
+              Bin(ExprOp::Add, Bin(ExprOp::Mul, V("rank"), V("param:T")), Tok),
+              Len),
+          Bin(ExprOp::Rem, E, Len));
+  ExprRef Total =
+      Bin(ExprOp::Mul, Bin(ExprOp::Mul, V("param:T"), V("param:K")), Len);
+  z3::expr E1 = A.toInt(E, 1).Term, E2 = A.toInt(E, 2).Term;
+  z3::expr Q = A.agentRange(1) && A.agentRange(2) && A.sameRank(1, 2) &&
+               E1 >= 0 && E2 >= 0 && E1 < A.toInt(Total, 1).Term &&
+               E2 < A.toInt(Total, 2).Term && E1 != E2 &&
+               A.toInt(Row, 1).Term == A.toInt(Row, 2).Term;
+  Outcome R = A.solve(Q, A.agentWitness({1, 2}));
+  ASSERT_TRUE(R.sat());
+  EXPECT_EQ(R.W, 2u);
+  // Far less than one full query limit: no full-limit attempt ran.
+  EXPECT_LT(A.Spent, A.queryLimit() / 4);
+}
+
 TEST(EngineSolve, SharedContextGivesEachCheckerItsOwnBudget) {
   KB K;
   K.launch(4, 256);
