@@ -25,8 +25,12 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 
 namespace pkb::fe {
 
@@ -295,6 +299,12 @@ obtainPrecompiled(const std::string &Dir, const std::vector<std::string> &Args,
         Mark(Failed);
       return nullptr;
     }
+    pkb::prunePrecompiledCache(Dir, pkb::precompiledCacheCap(), P);
+  } else {
+    // Used now: the most recently used PCHs are the last to be pruned.
+    std::error_code EC;
+    std::filesystem::last_write_time(
+        P, std::filesystem::file_time_type::clock::now(), EC);
   }
   bool Corrupt = false;
   std::unique_ptr<Precompiled> R = readPrecompiled(P, Why, Corrupt);
@@ -345,3 +355,62 @@ bool AdjustedAction::runInvocation(std::shared_ptr<CompilerInvocation> Inv,
 }
 
 } // namespace pkb::fe
+
+namespace pkb {
+
+namespace fs = llvm::sys::fs;
+
+uint64_t precompiledCacheCap() {
+  const char *E = std::getenv("PKBCHECK_PCH_MAX_MB");
+  unsigned long long MiB = 0;
+  if (E && !llvm::StringRef(E).getAsInteger(10, MiB) && MiB > 0)
+    return uint64_t(MiB) << 20;
+  return DefaultPrecompiledCacheBytes;
+}
+
+unsigned prunePrecompiledCache(const std::string &Dir, uint64_t MaxBytes,
+                               const std::string &Keep) {
+  struct Entry {
+    std::string Path;
+    uint64_t Size;
+    llvm::sys::TimePoint<> Time;
+  };
+  std::vector<Entry> Pchs;
+  uint64_t Total = 0;
+  unsigned Removed = 0;
+  const auto Now = std::chrono::system_clock::now();
+  std::error_code EC;
+  for (fs::directory_iterator It(Dir, EC), End; It != End && !EC;
+       It.increment(EC)) {
+    llvm::StringRef Name = llvm::sys::path::filename(It->path());
+    fs::file_status St;
+    if (fs::status(It->path(), St) || St.type() != fs::file_type::regular_file)
+      continue;
+    if (Name.ends_with(".tmp")) {
+      if (Now - St.getLastModificationTime() > std::chrono::hours(1) &&
+          !fs::remove(It->path()))
+        ++Removed;
+      continue;
+    }
+    if (!Name.ends_with(".pch"))
+      continue;
+    Pchs.push_back({It->path(), St.getSize(), St.getLastModificationTime()});
+    Total += St.getSize();
+  }
+  if (Total <= MaxBytes)
+    return Removed;
+  std::sort(Pchs.begin(), Pchs.end(), [](const Entry &A, const Entry &B) {
+    return A.Time != B.Time ? A.Time < B.Time : A.Path < B.Path;
+  });
+  for (const Entry &E : Pchs) {
+    if (Total <= MaxBytes / 4 * 3)
+      break;
+    if (E.Path == Keep || fs::remove(E.Path))
+      continue;
+    Total -= E.Size;
+    ++Removed;
+  }
+  return Removed;
+}
+
+} // namespace pkb

@@ -333,3 +333,65 @@ TEST(Precompiled, RacingProcessesAllUseIt) {
 }
 
 } // namespace
+
+namespace {
+
+// The cache keeps within PKBCHECK_PCH_MAX_MB: building a PCH removes the
+// least recently used ones (and old temporary files of builds that did not
+// finish) until three quarters of the cap are left; a PCH that a parse
+// uses counts as recently used.
+TEST(Precompiled, CacheIsPrunedLeastRecentlyUsedFirst) {
+  TempDir Tmp("prune");
+  const std::string Dir = Tmp.path();
+  auto Stale = [&](const std::string &Name, int HoursAgo) {
+    fs::path P = fs::path(Dir) / Name;
+    std::ofstream(P) << std::string(300 << 10, 'x');
+    fs::last_write_time(P, fs::file_time_type::clock::now() -
+                               std::chrono::hours(HoursAgo));
+    return P;
+  };
+  fs::path Oldest = Stale("clang-old1.pch", 30),
+           Old = Stale("clang-old2.pch", 20),
+           Recent = Stale("clang-recent.pch", 10),
+           Tmpf = Stale("clang-x.pch-1234.tmp", 2);
+  fs::path Marker = fs::path(Dir) / "clang-old1.pch.seen";
+  std::ofstream(Marker).flush();
+  // The implicit includes' PCH of the shims plus the three stale files
+  // exceed 1 MiB; three quarters of it hold the new PCH only if the stale
+  // ones all go, oldest first (the new one is never removed).
+  ::setenv("PKBCHECK_PCH_MAX_MB", "1", 1);
+  FrontendOptions O = test::shimOptions();
+  O.PchDir = Dir;
+  FrontendResult R = buildModels(atomicUnit(), O);
+  ::unsetenv("PKBCHECK_PCH_MAX_MB");
+  EXPECT_TRUE(R.UsedPch);
+  ASSERT_EQ(pchFiles(Dir).size(), 1u);
+  EXPECT_FALSE(fs::exists(Oldest));
+  EXPECT_FALSE(fs::exists(Old));
+  EXPECT_FALSE(fs::exists(Recent));
+  EXPECT_FALSE(fs::exists(Tmpf));
+  EXPECT_TRUE(fs::exists(Marker)); // markers are not PCHs
+  // Least recently used first: the PCH that a parse uses is touched, so
+  // it outlives a stale file that was written after it. With stale files
+  // of twice its size X and a cap of 2X, the oldest stale file and then
+  // the other go; had the parse not touched it, the PCH would go second.
+  fs::path Kept = pchFiles(Dir).front();
+  uintmax_t X = fs::file_size(Kept);
+  fs::last_write_time(Kept,
+                      fs::file_time_type::clock::now() - std::chrono::hours(3));
+  EXPECT_TRUE(buildModels(atomicUnit(), O).UsedPch);
+  auto Big = [&](const std::string &Name, int HoursAgo) {
+    fs::path P = fs::path(Dir) / Name;
+    std::ofstream(P) << std::string(2 * X, 'x');
+    fs::last_write_time(P, fs::file_time_type::clock::now() -
+                               std::chrono::hours(HoursAgo));
+    return P;
+  };
+  fs::path Stale1 = Big("clang-a.pch", 5), Stale2 = Big("clang-b.pch", 1);
+  EXPECT_EQ(prunePrecompiledCache(Dir, 2 * X), 2u);
+  EXPECT_FALSE(fs::exists(Stale1));
+  EXPECT_FALSE(fs::exists(Stale2));
+  EXPECT_TRUE(fs::exists(Kept));
+}
+
+} // namespace

@@ -11,6 +11,7 @@
 #include "pkb/Ingest.h"
 #include "pkb/Model.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,25 @@ std::string shimDirectory();
 /// $XDG_CACHE_HOME/pkbcheck/pch, else $HOME/.cache/pkbcheck/pch; empty when
 /// none of these is set.
 std::string defaultPchDirectory();
+
+/// Default cap of the cache directory in bytes (PKBCHECK_PCH_MAX_MB
+/// overrides it): about fifty unit PCHs of the largest kind.
+constexpr uint64_t DefaultPrecompiledCacheBytes = uint64_t(1024) << 20;
+
+/// Keeps the cache directory \p Dir within \p MaxBytes: when its PCH files
+/// ("*.pch") add up to more, the least recently used ones (oldest
+/// modification time: buildModels() touches a PCH each time it is
+/// used) are removed until they fit in three quarters of the cap; \p Keep
+/// (a path in \p Dir, may be empty) is never removed. Temporary files of
+/// builds that did not finish ("*.tmp", older than one hour) are removed
+/// too. A process that has a removed PCH open keeps reading it; one that
+/// looks for it next builds it again. Returns the number of files removed.
+unsigned prunePrecompiledCache(const std::string &Dir, uint64_t MaxBytes,
+                               const std::string &Keep = "");
+
+/// The cache cap in bytes: PKBCHECK_PCH_MAX_MB (MiB, a positive integer)
+/// when set and valid, else DefaultPrecompiledCacheBytes.
+uint64_t precompiledCacheCap();
 
 /// Clang and LLVM version strings, e.g. "19.1.7".
 std::string clangVersion();
