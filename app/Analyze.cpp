@@ -287,6 +287,8 @@ json toJson(const FileReport &R) {
          {"diagnostics", D}};
   if (!R.PhaseSeconds.empty())
     J["phases"] = R.PhaseSeconds;
+  if (R.PeakRssMiB > 0)
+    J["peak_rss_mib"] = R.PeakRssMiB;
   if (!R.Model.is_null())
     J["model"] = R.Model;
   return J;
@@ -307,6 +309,7 @@ FileReport fileReportFromJson(const json &J) {
   R.Kernels = J.value("kernels", 0u);
   R.Seconds = J.value("seconds", 0.0);
   R.Undecided = J.value("undecided", 0u);
+  R.PeakRssMiB = J.value("peak_rss_mib", 0.0);
   if (J.contains("phases") && J["phases"].is_object())
     for (auto It = J["phases"].begin(); It != J["phases"].end(); ++It)
       if (It->is_number())

@@ -59,6 +59,11 @@ struct FileReport {
   /// modeling every unit) and one entry per check ID that ran. JSON
   /// "phases"; `check --profile` sums them over the files.
   std::map<std::string, double> PhaseSeconds;
+  /// Peak resident set size of the process that analyzed the file, in MiB
+  /// (check's per-file worker: ru_maxrss, which includes the pages it
+  /// shares with the parent); 0 when the file was analyzed in the calling
+  /// process. JSON "peak_rss_mib".
+  double PeakRssMiB = 0;
   /// `pkbcheck dump` only: the module model as JSON (schema
   /// pkbcheck-model/1); null otherwise.
   nlohmann::json Model;

@@ -211,9 +211,12 @@ private:
 
 /// `check --profile`: wall seconds per analysis phase (the front end and each
 /// check ID) summed over the files, slowest first with their share, then
-/// the five slowest files. Written to \p OS (stderr) after the report.
+/// the five slowest files and the largest peak memory of a file's worker
+/// (\p PeakRss: MiB and file; omitted when 0, i.e. --in-process). Written
+/// to \p OS (stderr) after the report.
 void printProfile(const std::map<std::string, double> &PhaseTotal,
                   std::vector<std::pair<double, std::string>> FileTimes,
+                  const std::pair<double, std::string> &PeakRss,
                   std::ostream &OS) {
   std::vector<std::pair<double, std::string>> Phases;
   double Sum = 0;
@@ -234,6 +237,9 @@ void printProfile(const std::map<std::string, double> &PhaseTotal,
   OS << "pkbcheck profile: slowest files\n";
   for (const auto &[T, F] : FileTimes)
     OS << fmt::format("  {:9.3f} s  {}\n", T, F);
+  if (PeakRss.first > 0)
+    OS << fmt::format("pkbcheck profile: peak memory {:.0f} MiB ({})\n",
+                      PeakRss.first, PeakRss.second);
 }
 
 /// The cache directory of the precompiled headers that \p A asks for ("" =
@@ -368,10 +374,13 @@ int runCheck(CheckArgs &A) {
   ProgressBar Bar(Files.size());
   std::map<std::string, double> PhaseTotal;
   std::vector<std::pair<double, std::string>> FileTimes;
+  std::pair<double, std::string> PeakRss{0.0, ""};
   auto OnDone = [&](size_t, FileReport R) {
     for (const auto &[Phase, Secs] : R.PhaseSeconds)
       PhaseTotal[Phase] += Secs;
     FileTimes.emplace_back(R.Seconds, R.Path);
+    if (R.PeakRssMiB > PeakRss.first)
+      PeakRss = {R.PeakRssMiB, R.Path};
     ++S.Files;
     if (R.hasErrorFinding())
       ++S.FilesWithErrors;
@@ -413,7 +422,7 @@ int runCheck(CheckArgs &A) {
           .count();
   Writer->end(S);
   if (A.Profile)
-    printProfile(PhaseTotal, FileTimes, std::cerr);
+    printProfile(PhaseTotal, FileTimes, PeakRss, std::cerr);
   if (!A.OutFile.empty())
     if (auto Committed = Out.commit(); !Committed)
       return usageError(Committed.error());

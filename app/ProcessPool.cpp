@@ -387,40 +387,43 @@ int runInChildren(const std::vector<std::string> &Paths,
   };
 
   auto Finish = [&](Child &C) {
-    int Status = support::waitStatus(C.Pid);
+    long RssKiB = 0;
+    int Status = support::waitStatus(C.Pid, &RssKiB);
+    // Every report of the file carries its worker's peak memory.
+    auto Done = [&](FileReport R) {
+      R.PeakRssMiB = double(RssKiB) / 1024.0;
+      OnDone(C.Index, std::move(R));
+    };
     ::close(C.Fd);
     const std::string &Path = Paths[C.Index];
     double Secs =
         std::chrono::duration<double>(Clock::now() - Started[C.Index]).count();
     ChildOutput Parsed = parseChildOutput(C.Output);
     if (C.TimedOut) {
-      OnDone(C.Index,
-             stoppedReport(Path, "timeout", DiagCode::Timeout,
-                           fmt::format("analysis exceeded the time limit of "
-                                       "{:g} s and was stopped (--timeout)",
-                                       Opts.TimeoutSeconds),
-                           Secs, Parsed));
+      Done(stoppedReport(Path, "timeout", DiagCode::Timeout,
+                         fmt::format("analysis exceeded the time limit of "
+                                     "{:g} s and was stopped (--timeout)",
+                                     Opts.TimeoutSeconds),
+                         Secs, Parsed));
       return;
     }
     if (WIFSIGNALED(Status)) {
       int Sig = WTERMSIG(Status);
-      OnDone(C.Index, stoppedReport(Path, "crash", DiagCode::FrontendCrash,
-                                    std::string("analysis crashed (signal ") +
-                                        ::strsignal(Sig) +
-                                        "); other files are unaffected",
-                                    Secs, Parsed));
+      Done(stoppedReport(Path, "crash", DiagCode::FrontendCrash,
+                         std::string("analysis crashed (signal ") +
+                             ::strsignal(Sig) + "); other files are unaffected",
+                         Secs, Parsed));
       return;
     }
     nlohmann::json &J = Parsed.Final;
     if (!J.is_object()) {
-      OnDone(C.Index,
-             failedReport(Path, "crash", DiagCode::FrontendCrash,
-                          "analysis ended without a result (exit status " +
-                              std::to_string(WEXITSTATUS(Status)) + ")",
-                          Secs));
+      Done(failedReport(Path, "crash", DiagCode::FrontendCrash,
+                        "analysis ended without a result (exit status " +
+                            std::to_string(WEXITSTATUS(Status)) + ")",
+                        Secs));
       return;
     }
-    OnDone(C.Index, fileReportFromJson(J));
+    Done(fileReportFromJson(J));
   };
 
   int Interrupted = 0;

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -126,10 +127,13 @@ Expected<Child> spawnProcess(const SpawnOptions &O) {
   return C;
 }
 
-int waitStatus(pid_t Pid) {
+int waitStatus(pid_t Pid, long *MaxRssKiB) {
   int Status = 0;
-  while (::waitpid(Pid, &Status, 0) < 0 && errno == EINTR) {
+  struct rusage Usage{};
+  while (::wait4(Pid, &Status, 0, &Usage) < 0 && errno == EINTR) {
   }
+  if (MaxRssKiB)
+    *MaxRssKiB = Usage.ru_maxrss; // KiB on Linux
   return Status;
 }
 

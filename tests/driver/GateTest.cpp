@@ -409,6 +409,10 @@ TEST_F(Gate, ProfileListsPhasesAndFiles) {
   nlohmann::json Doc = nlohmann::json::parse(R.Stdout);
   EXPECT_TRUE(Doc["files"][0]["phases"].contains("frontend"));
   EXPECT_TRUE(Doc["files"][0]["phases"].contains("BAR-002"));
+  // The file's worker process: its peak resident set (the Clang and Z3
+  // libraries alone take tens of MiB).
+  EXPECT_HAS(R.Output, "pkbcheck profile: peak memory ");
+  EXPECT_GT(Doc["files"][0].value("peak_rss_mib", 0.0), 10.0);
 }
 
 } // namespace

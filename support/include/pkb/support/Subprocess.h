@@ -60,8 +60,10 @@ Expected<Child> spawnProcess(const SpawnOptions &O);
 /// Sets a resource limit, capped at the current hard limit.
 void setLimit(int Resource, rlim_t Value);
 
-/// Waits for Pid (retrying on EINTR) and returns its raw wait status.
-int waitStatus(pid_t Pid);
+/// Waits for Pid (retrying on EINTR) and returns its raw wait status. With
+/// \p MaxRssKiB, also stores the child's peak resident set size in KiB
+/// (`ru_maxrss` of wait4(2); 0 when the system does not report it).
+int waitStatus(pid_t Pid, long *MaxRssKiB = nullptr);
 
 /// The exit code of a wait status: the code of a normal exit, 128 + signal
 /// for a killed child.
