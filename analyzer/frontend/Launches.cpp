@@ -353,11 +353,17 @@ public:
     // the function it starts in, or the functions enclosing a lambda, so
     // the map is built over the top-level declarations that hold them:
     // the same parents for every node the walk visits.
+    // A launch or call outside any named function (in a lambda at
+    // namespace scope, `auto f = [] { ... };`, reached only through its
+    // variable's initializer) keeps the whole unit as the scope.
     std::vector<Decl *> Saved = Ctx.getTraversalScope();
     std::vector<Decl *> Tops;
+    bool WholeUnit = false;
     auto AddTop = [&](const FunctionDecl *FD) {
-      if (!FD)
+      if (!FD) {
+        WholeUnit = true;
         return;
+      }
       const Decl *Top = FD;
       for (const DeclContext *DC = Top->getLexicalDeclContext();
            DC && !isa<TranslationUnitDecl>(DC); DC = DC->getLexicalParent())
@@ -371,13 +377,15 @@ public:
     for (const auto &[Callee, Calls] : CallSites)
       for (const auto &[Call, Caller] : Calls)
         AddTop(Caller);
-    Ctx.setTraversalScope(Tops);
+    if (!WholeUnit)
+      Ctx.setTraversalScope(Tops);
     for (size_t I = 0; I < Out.size(); ++I) {
       std::set<const FunctionDecl *> Active;
       Out[I].Site.Guard = mkAnd2(localGuard(Where[I].first, Where[I].second),
                                  callerGuard(Where[I].second, Active));
     }
-    Ctx.setTraversalScope(Saved);
+    if (!WholeUnit)
+      Ctx.setTraversalScope(Saved);
   }
 
 private:

@@ -332,6 +332,36 @@ void run(Params& q, int* p, cudaStream_t s) {
   EXPECT_EQ(Root.Launches[0].Args[0].Text, "p");
 }
 
+// The guards inside lambdas: one in a host function, one at namespace
+// scope (outside any named function; its guard is still found).
+TEST(FrontendLaunches, HostGuardsInsideLambdas) {
+  FrontendResult R = build(R"(
+struct Params { int rank; int world_size; };
+__global__ void b(int* p) { p[1] = 1; }
+__global__ void c(int* p) { p[2] = 1; }
+auto global_launch = [](Params q, int* p) {
+  if (q.rank == 0)
+    c<<<1, 8>>>(p);
+};
+void run(Params& q, int* p, cudaStream_t s) {
+  auto inner = [&](int* x) {
+    if (q.world_size == 4)
+      b<<<1, 8, 0, s>>>(x);
+  };
+  inner(p);
+  global_launch(q, p);
+}
+)");
+  ASSERT_TRUE(R.Parsed);
+  const KernelModel &B = kernel(R, "b"), &C = kernel(R, "c");
+  ASSERT_EQ(B.Launches.size(), 1u);
+  ASSERT_EQ(C.Launches.size(), 1u);
+  ASSERT_TRUE(B.Launches[0].Guard);
+  EXPECT_EQ(B.Launches[0].Guard->str(), "world_size == 4");
+  ASSERT_TRUE(C.Launches[0].Guard);
+  EXPECT_EQ(C.Launches[0].Guard->str(), "rank == 0");
+}
+
 TEST(FrontendLocations, PythonUnitMapsToPyLines) {
   std::string Py = "import torch\n"
                    "CUDA_SRC = r'''\n"
