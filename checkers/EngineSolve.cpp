@@ -597,13 +597,10 @@ z3::check_result Analysis::smallParamProbe(const z3::expr &FC, uint64_t Limit,
     return z3::unknown;
   for (int64_t V = 1; V <= 3 && !BudgetHit; ++V) {
     z3::expr_vector From(Z), To(Z);
-    for (const std::string &N : Names)
-      if (auto It = Vars.find(N); It != Vars.end()) {
-        From.push_back(It->second);
-        To.push_back(Z.int_val(V));
-      }
-    if (From.empty())
-      return z3::unknown;
+    for (const std::string &N : Names) {
+      From.push_back(Vars.at(N));
+      To.push_back(Z.int_val(V));
+    }
     // Substituted, so that the SMT core sees a linear query; the
     // equalities keep the values in the model (the finding's witness).
     z3::expr Q = z3::expr(FC).substitute(From, To);
@@ -758,19 +755,18 @@ z3::check_result Analysis::decide(const z3::expr &FC, unsigned W,
       return E.C;
     }
   uint64_t Budget = queryLimit();
-  z3::check_result C = z3::unknown;
+  // Small values first for the sizes that no launch binds, where they make
+  // the query non-linear: a bug usually shows with a few elements, and the
+  // probe's linear queries take milliseconds where the non-linear one may
+  // exhaust every limit below (docs/checkers.md, "Solver strategy and
+  // limits").
+  z3::check_result C = smallParamProbe(FC, Budget / 64, Model);
   // Products of a small-range variable (a rank, a short loop's variable),
   // or of a term over such variables only (a ring step's chunk index), with
   // another term: rewritten into if-then-else chains over the factor's
   // values, the query is linear and exact; Z3 explores the cases itself,
   // with conflict learning across them (docs/checkers.md, "Solver strategy
   // and limits").
-  // Small values first for the sizes that no launch binds, where they make
-  // the query non-linear: a bug usually shows with a few elements, and the
-  // probe's linear queries take milliseconds where the non-linear one may
-  // exhaust every limit below (docs/checkers.md, "Solver strategy and
-  // limits").
-  C = smallParamProbe(FC, Budget / 64, Model);
   std::vector<SplitVar> Split = splitVars(FC, W);
   std::vector<SplitVar> Chain = chainVars(FC, W);
   if (C == z3::unknown && !Chain.empty()) {
