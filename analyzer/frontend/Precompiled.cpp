@@ -175,6 +175,11 @@ bool buildPrecompiled(const std::string &Path,
                           Inv.getFrontendOpts().ProgramAction =
                               frontend::GeneratePCH;
                           Inv.getFrontendOpts().OutputFile = TmpPath;
+                          // Instantiate the headers' pending templates
+                          // once, here (clang -fpch-instantiate-templates),
+                          // instead of at the end of every unit that
+                          // loads the PCH.
+                          Inv.getLangOpts().PCHInstantiateTemplates = true;
                         });
   BuildDiags Diags;
   tooling::ToolInvocation Inv(Cmd, &Action, Files.get(),
@@ -254,7 +259,7 @@ std::string blankPreamble(llvm::StringRef Text, const UnitPreamble &P) {
 std::string precompiledName(const std::vector<std::string> &Args,
                             llvm::StringRef MainText) {
   llvm::SHA256 H;
-  H.update("pkbcheck-pch/1");
+  H.update("pkbcheck-pch/2");
   H.update(llvm::StringRef(getClangFullVersion()));
   for (const std::string &A : Args) {
     H.update(llvm::StringRef("\0", 1));

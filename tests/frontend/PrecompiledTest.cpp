@@ -15,11 +15,17 @@
 #include "pkb/DiagCode.h"
 #include "pkb/ModelJson.h"
 
+#include "clang/Basic/FileManager.h"
+#include "clang/Serialization/ASTReader.h"
+#include "clang/Serialization/InMemoryModuleCache.h"
+#include "clang/Serialization/PCHContainerOperations.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -392,6 +398,46 @@ TEST(Precompiled, CacheIsPrunedLeastRecentlyUsedFirst) {
   EXPECT_FALSE(fs::exists(Stale1));
   EXPECT_FALSE(fs::exists(Stale2));
   EXPECT_TRUE(fs::exists(Kept));
+}
+
+/// Records the language options of an AST file's control block.
+struct LangOptsOf : clang::ASTReaderListener {
+  bool ReadLanguageOptions(const clang::LangOptions &L, bool, bool) override {
+    Seen = true;
+    InstantiatesTemplates = L.PCHInstantiateTemplates;
+    return false;
+  }
+  bool Seen = false, InstantiatesTemplates = false;
+};
+
+// The headers' pending template instantiations are done once, when the PCH
+// is built (clang -fpch-instantiate-templates), not at the end of every
+// unit that loads it: that halved the front end's time per file
+// (docs/performance.md, "Huge pages for the workers, templates in the
+// PCH"). The flag is read back from the PCH's control block.
+TEST(Precompiled, InstantiatesTheHeadersTemplatesOnce) {
+  TempDir Tmp("instantiate");
+  FrontendOptions O = test::shimOptions();
+  O.PchDir = Tmp.path();
+  ASSERT_TRUE(buildModels(atomicUnit(), O).UsedPch);
+  std::vector<fs::path> Pchs = pchFiles(Tmp.path());
+  ASSERT_EQ(Pchs.size(), 1u);
+  // The cache file is the AST plus a 64-byte trailer (Precompiled.cpp).
+  std::ifstream In(Pchs.front(), std::ios::binary);
+  std::string Data((std::istreambuf_iterator<char>(In)),
+                   std::istreambuf_iterator<char>());
+  ASSERT_GT(Data.size(), 64u);
+  fs::path Ast = fs::path(Tmp.path()) / "ast.pch";
+  std::ofstream(Ast, std::ios::binary) << Data.substr(0, Data.size() - 64);
+  clang::FileManager Files{clang::FileSystemOptions()};
+  clang::InMemoryModuleCache Cache;
+  clang::RawPCHContainerReader Reader;
+  LangOptsOf L;
+  EXPECT_FALSE(clang::ASTReader::readASTFileControlBlock(
+      Ast.string(), Files, Cache, Reader, /*FindModuleFileExtensions=*/false, L,
+      /*ValidateDiagnosticOptions=*/false));
+  EXPECT_TRUE(L.Seen);
+  EXPECT_TRUE(L.InstantiatesTemplates);
 }
 
 } // namespace
