@@ -9,7 +9,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -343,12 +342,12 @@ int runInChildren(const std::vector<std::string> &Paths,
       ::sigaction(SIGTERM, &Dfl, nullptr);
     };
     SO.Body = [&](int PipeFd) {
-      // Huge pages for the worker's heap (pkb/support/Heap.h): half the
-      // memory limit, at most 1 GiB, of address space; a fifth of a file's
-      // time went to first-touch page faults.
-      size_t Limit =
-          Opts.MaxMemoryMiB ? size_t(Opts.MaxMemoryMiB) << 20 : size_t(2) << 30;
-      support::prepareWorkerHeap(std::min(Limit / 2, size_t(1) << 30));
+      // Huge pages for the worker's heap (pkb/support/Heap.h, which caps the
+      // reserve at 1 GiB): half the memory limit of address space; a fifth
+      // of a file's time went to first-touch page faults.
+      support::prepareWorkerHeap(Opts.MaxMemoryMiB
+                                     ? (size_t(Opts.MaxMemoryMiB) << 20) / 2
+                                     : size_t(1) << 30);
       installCrashReporting(Paths[Index], Opts.MaxMemoryMiB, PipeFd);
       // One JSON object per line (dumpJson: invalid UTF-8 in file names is
       // replaced, not thrown on): progress, partial reports, the report.
