@@ -211,6 +211,8 @@ public:
         BV.push_back(V);
       return BV.empty() ? !M : forall(BV, !M);
     }
+    // Specialized for this W and launch once, not once per sender.
+    M.Term = A.specialize(M.Term, Wn, L);
     Encoded R = Encoded(A.Z.bool_val(true)).orApprox(M.Approx);
     for (unsigned Rs = 0; Rs < Wn; ++Rs)
       for (const auto &Row : Rows) {
@@ -264,6 +266,7 @@ public:
     auto Rows = Rc.rows(A, A.exec(S, Sa), Xs, Wn, L, 64, Complete);
     if (!Complete)
       return std::nullopt;
+    M.Term = A.specialize(M.Term, Wn, L);
     Encoded Sum = Encoded(A.Z.int_val(0)).orApprox(M.Approx);
     for (unsigned Rs = 0; Rs < Wn; ++Rs)
       for (const auto &Row : Rows) {

@@ -358,6 +358,13 @@ public:
                                               size_t Cap, bool &Complete);
   /// \p F with W and the launch dimensions replaced by constants.
   z3::expr concretize(const z3::expr &F, unsigned W, const LaunchDims &L);
+  /// The term \p F for world size \p W and launch \p L: W, the launch
+  /// dimensions and bound parameters replaced by their values, simplified
+  /// and pruned by its own bounds (pruneByBounds()); an equivalent term
+  /// for that W and launch, usable under negation. Unlike concretize(), no
+  /// equalities and no launch guard are added: for a part of a query that
+  /// is substituted many times before the query is concretized.
+  z3::expr specialize(const z3::expr &F, unsigned W, const LaunchDims &L);
   /// Standard witness entries for agents \p Agents.
   WitnessSpec agentWitness(std::initializer_list<int> Agents);
 
@@ -429,6 +436,11 @@ public:
   std::vector<SplitVar> chainVars(const z3::expr &FC, unsigned W);
 
 private:
+  /// The variables that concretize() and specialize() replace for world
+  /// size \p W and launch \p L, and their values, appended to \p From and
+  /// \p To.
+  void concreteValues(unsigned W, const LaunchDims &L, z3::expr_vector &From,
+                      z3::expr_vector &To);
   /// The variables of the concretized query \p FC (world size \p W) that
   /// occur as factors of non-linear products and have a small known range
   /// (ranks, variables of short constant loops), at most 256 cases in all.
@@ -502,6 +514,17 @@ private:
 /// limits").
 z3::expr iteProducts(const z3::expr &E,
                      const std::vector<Analysis::SplitVar> &Split);
+
+/// \p F with every equality `x == k` of an integer variable x and a
+/// constant k outside the bounds that the top-level conjuncts of \p F put
+/// on x (`x >= 0`, `x < 8`, `not (x >= 8)`, `x == 3`) replaced by false,
+/// then simplified: the same models, since every model of F keeps x in
+/// those bounds. False when the bounds of some variable are empty; \p F
+/// itself (the same AST) when nothing changed. It shortens the
+/// if-then-else chains of variable shift amounts (`1 << rank` over 62
+/// amounts, of which W are in range) that concretize() would otherwise
+/// hand to the solver (docs/checkers.md, "Solver strategy and limits").
+z3::expr pruneByBounds(const z3::expr &F);
 
 //===----------------------------------------------------------------------===//
 // Finding helpers.

@@ -6,8 +6,146 @@
 #include "Engine.h"
 
 #include <algorithm>
+#include <limits>
+#include <map>
 
 namespace pkb::chk {
+
+//===----------------------------------------------------------------------===//
+// Pruning by the top-level bounds.
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Closed interval of an integer constant; the extremes stand for no bound.
+struct Interval {
+  int64_t Lo = std::numeric_limits<int64_t>::min();
+  int64_t Hi = std::numeric_limits<int64_t>::max();
+};
+
+/// True for an uninterpreted integer constant (a variable of the query).
+bool isIntVar(const z3::expr &E) {
+  return E.is_const() && E.is_int() && !E.is_numeral() &&
+         E.decl().decl_kind() == Z3_OP_UNINTERPRETED;
+}
+
+/// Adds the conjuncts of \p F, with nested conjunctions flattened, to
+/// \p Out.
+void conjuncts(const z3::expr &F, std::vector<z3::expr> &Out) {
+  if (F.is_app() && F.decl().decl_kind() == Z3_OP_AND) {
+    for (unsigned I = 0; I < F.num_args(); ++I)
+      conjuncts(F.arg(I), Out);
+    return;
+  }
+  Out.push_back(F);
+}
+
+/// Narrows \p Bounds by conjunct \p C when it compares a variable with a
+/// constant (`x < 8`, `0 <= x`, `not (x >= 8)`, `x == 3`); other conjuncts
+/// are ignored.
+void narrow(const z3::expr &C, std::map<unsigned, Interval> &Bounds) {
+  bool Neg = false;
+  z3::expr X = C;
+  if (X.is_app() && X.decl().decl_kind() == Z3_OP_NOT) {
+    Neg = true;
+    X = X.arg(0);
+  }
+  if (!X.is_app() || X.num_args() != 2)
+    return;
+  Z3_decl_kind Kd = X.decl().decl_kind();
+  if (Kd != Z3_OP_LE && Kd != Z3_OP_GE && Kd != Z3_OP_LT && Kd != Z3_OP_GT &&
+      Kd != Z3_OP_EQ)
+    return;
+  z3::expr V = X.arg(0), N = X.arg(1);
+  int64_t K = 0;
+  if (!isIntVar(V) || !N.is_numeral_i64(K)) {
+    std::swap(V, N);
+    if (!isIntVar(V) || !N.is_numeral_i64(K))
+      return;
+    // The constant on the left: `k <= x` is `x >= k`.
+    Kd = Kd == Z3_OP_LE   ? Z3_OP_GE
+         : Kd == Z3_OP_GE ? Z3_OP_LE
+         : Kd == Z3_OP_LT ? Z3_OP_GT
+         : Kd == Z3_OP_GT ? Z3_OP_LT
+                          : Kd;
+  }
+  if (Neg) {
+    if (Kd == Z3_OP_EQ)
+      return;
+    Kd = Kd == Z3_OP_LE   ? Z3_OP_GT
+         : Kd == Z3_OP_GE ? Z3_OP_LT
+         : Kd == Z3_OP_LT ? Z3_OP_GE
+                          : Z3_OP_LE;
+  }
+  // Constants near the int64 limits are left alone (no overflow below).
+  if (K <= std::numeric_limits<int64_t>::min() + 1 ||
+      K >= std::numeric_limits<int64_t>::max() - 1)
+    return;
+  Interval &B = Bounds[V.id()];
+  if (Kd == Z3_OP_LE || Kd == Z3_OP_EQ)
+    B.Hi = std::min(B.Hi, K);
+  if (Kd == Z3_OP_LT)
+    B.Hi = std::min(B.Hi, K - 1);
+  if (Kd == Z3_OP_GE || Kd == Z3_OP_EQ)
+    B.Lo = std::max(B.Lo, K);
+  if (Kd == Z3_OP_GT)
+    B.Lo = std::max(B.Lo, K + 1);
+}
+
+/// \p E with every equality of a bounded variable and a constant outside
+/// its bounds replaced by false.
+z3::expr pruneRec(const z3::expr &E, const std::map<unsigned, Interval> &Bounds,
+                  std::map<unsigned, z3::expr> &Memo) {
+  if (auto It = Memo.find(E.id()); It != Memo.end())
+    return It->second;
+  z3::expr R = E;
+  if (E.is_app() && E.num_args() > 0) {
+    int64_t K = 0;
+    if (E.decl().decl_kind() == Z3_OP_EQ && E.num_args() == 2) {
+      for (int S = 0; S < 2; ++S) {
+        z3::expr V = E.arg(S), N = E.arg(1 - S);
+        auto B = Bounds.find(V.id());
+        if (B != Bounds.end() && isIntVar(V) && N.is_numeral_i64(K) &&
+            (K < B->second.Lo || K > B->second.Hi)) {
+          R = E.ctx().bool_val(false);
+          Memo.emplace(E.id(), R);
+          return R;
+        }
+      }
+    }
+    z3::expr_vector Args(E.ctx());
+    bool Changed = false;
+    for (unsigned I = 0; I < E.num_args(); ++I) {
+      z3::expr A = pruneRec(E.arg(I), Bounds, Memo);
+      Changed |= !z3::eq(A, E.arg(I));
+      Args.push_back(A);
+    }
+    if (Changed)
+      R = E.decl()(Args);
+  }
+  Memo.emplace(E.id(), R);
+  return R;
+}
+} // namespace
+
+z3::expr pruneByBounds(const z3::expr &F) {
+  std::vector<z3::expr> Cs;
+  conjuncts(F, Cs);
+  std::map<unsigned, Interval> Bounds;
+  for (const z3::expr &C : Cs)
+    narrow(C, Bounds);
+  bool Any = false;
+  for (const auto &[Id, B] : Bounds) {
+    if (B.Lo > B.Hi)
+      return F.ctx().bool_val(false);
+    Any = Any || B.Lo != std::numeric_limits<int64_t>::min() ||
+          B.Hi != std::numeric_limits<int64_t>::max();
+  }
+  if (!Any)
+    return F;
+  std::map<unsigned, z3::expr> Memo;
+  z3::expr R = pruneRec(F, Bounds, Memo);
+  return z3::eq(R, F) ? F : R.simplify();
+}
 
 //===----------------------------------------------------------------------===//
 // Analysis: launch configurations.
@@ -108,9 +246,15 @@ bool Analysis::boundInEveryLaunch(const std::string &Var) {
          });
 }
 
-z3::expr Analysis::concretize(const z3::expr &F, unsigned W,
+z3::expr Analysis::specialize(const z3::expr &F, unsigned W,
                               const LaunchDims &L) {
   z3::expr_vector From(Z), To(Z);
+  concreteValues(W, L, From, To);
+  return pruneByBounds(z3::expr(F).substitute(From, To).simplify());
+}
+
+void Analysis::concreteValues(unsigned W, const LaunchDims &L,
+                              z3::expr_vector &From, z3::expr_vector &To) {
   From.push_back(var("world_size", 0));
   To.push_back(Z.int_val(W));
   const char *Dims[3] = {"x", "y", "z"};
@@ -124,7 +268,17 @@ z3::expr Analysis::concretize(const z3::expr &F, unsigned W,
     From.push_back(var(Name, 0));
     To.push_back(Z.int_val(V));
   }
-  z3::expr R = z3::expr(F).substitute(From, To).simplify();
+}
+
+z3::expr Analysis::concretize(const z3::expr &F, unsigned W,
+                              const LaunchDims &L) {
+  z3::expr_vector From(Z), To(Z);
+  concreteValues(W, L, From, To);
+  // Pruned by the bounds that the query itself asserts: an agent's
+  // coordinates lie in the launch, a rank below W, a guard's `t < W`
+  // bounds its thread; the if-then-else chains of variable shifts
+  // (`1 << rank`, `mask >> t`, 62 cases each) keep only the cases in range.
+  z3::expr R = pruneByBounds(z3::expr(F).substitute(From, To).simplify());
   for (unsigned X = 0; X < From.size(); ++X)
     R = R && From[X] == To[X];
   if (L.Guard) {

@@ -50,6 +50,55 @@ TEST(EngineLaunches, Concretize) {
   EXPECT_EQ(check(A, A.concretize(X == 4 * 256, 3, L)), z3::unsat);
 }
 
+/// Number of `x == k` atoms in \p E with x the variable \p X.
+unsigned equalitiesOf(const z3::expr &E, const z3::expr &X) {
+  if (!E.is_app())
+    return 0;
+  unsigned N = 0;
+  if (E.decl().decl_kind() == Z3_OP_EQ && E.num_args() == 2 &&
+      (z3::eq(E.arg(0), X) || z3::eq(E.arg(1), X)))
+    ++N;
+  for (unsigned I = 0; I < E.num_args(); ++I)
+    N += equalitiesOf(E.arg(I), X);
+  return N;
+}
+
+TEST(EngineLaunches, PruneByBoundsKeepsTheCasesInRange) {
+  KB K;
+  Fixture F(K);
+  Analysis &A = *F;
+  z3::expr R = A.rank(1), T = A.var("tid.x", 1), M = A.var("param:m", 0);
+  // `1 << rank` as the encoder writes a variable shift: 62 cases.
+  z3::expr Shl = A.Z.int_val(0);
+  for (int64_t K2 = 61; K2 >= 0; --K2)
+    Shl = z3::ite(R == A.Z.int_val(K2), A.Z.int_val(int64_t(1) << K2), Shl);
+  z3::expr G = R >= 0 && !(R >= 4) && T < 8 && 2 <= T && M == Shl + T;
+  z3::expr P = pruneByBounds(G);
+  EXPECT_EQ(equalitiesOf(G, R), 62u);
+  EXPECT_LE(equalitiesOf(P, R), 4u);
+  // The same models: G and P agree on every assignment, also outside the
+  // bounds (there both are false), so P may stand under a negation.
+  EXPECT_EQ(check(A, G != P), z3::unsat);
+  EXPECT_EQ(check(A, P && M == 8 + 3), z3::sat);
+  EXPECT_EQ(check(A, P && M == 16 + 3), z3::unsat);
+}
+
+TEST(EngineLaunches, PruneByBoundsOnlyUsesTopLevelConjuncts) {
+  KB K;
+  Fixture F(K);
+  Analysis &A = *F;
+  z3::expr X = A.var("param:x", 0), Y = A.var("param:y", 0);
+  // A bound under a disjunction bounds nothing: the formula stays as it is.
+  z3::expr D = (X < 4 || Y == 1) && z3::ite(X == 9, Y == 2, Y == 3);
+  EXPECT_TRUE(z3::eq(pruneByBounds(D), D));
+  // Contradictory bounds: false.
+  EXPECT_TRUE(pruneByBounds(X > 5 && X <= 5 && Y == 1).is_false());
+  // The bound facts themselves are kept: x == 9 is in [9, 9].
+  z3::expr E = X == 9 && Y == z3::ite(X == 9, A.Z.int_val(1), A.Z.int_val(2));
+  EXPECT_EQ(check(A, pruneByBounds(E) != E), z3::unsat);
+  EXPECT_EQ(check(A, pruneByBounds(E) && Y == 2), z3::unsat);
+}
+
 /// A launch of \p K with grid \p Grid (null: not constant), 64 threads
 /// and the arguments slot = \p Slot, r = \p R.
 LaunchSite siteOf(const KB &K, ExprRef Grid, ExprRef Slot, ExprRef R,
