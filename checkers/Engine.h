@@ -431,9 +431,12 @@ public:
   smallRange(const std::string &N, unsigned W, bool AnyBound);
   /// The variables of the concretized query \p FC (world size \p W) that
   /// occur inside a non-numeral factor of a non-linear product and have a
-  /// small range (smallRange() with AnyBound): the variables of the
-  /// if-then-else chains of iteProducts(), without a limit on their number.
-  std::vector<SplitVar> chainVars(const z3::expr &FC, unsigned W);
+  /// small range (smallRange() with AnyBound; with \p Bounded also any
+  /// variable that the top-level conjuncts of \p FC bound to at most 16
+  /// values, topLevelBounds()): the variables of the if-then-else chains
+  /// of iteProducts(), without a limit on their number.
+  std::vector<SplitVar> chainVars(const z3::expr &FC, unsigned W,
+                                  bool Bounded = false);
 
 private:
   /// The variables that concretize() and specialize() replace for world
@@ -525,6 +528,13 @@ z3::expr iteProducts(const z3::expr &E,
 /// amounts, of which W are in range) that concretize() would otherwise
 /// hand to the solver (docs/checkers.md, "Solver strategy and limits").
 z3::expr pruneByBounds(const z3::expr &F);
+
+/// The bounds [Lo, Hi] (inclusive; the int64 extremes where a side is
+/// unbounded, Lo > Hi when empty) that the top-level conjuncts of \p F put
+/// on its integer variables, keyed by the variable's AST id: the facts
+/// pruneByBounds() uses.
+std::map<unsigned, std::pair<int64_t, int64_t>>
+topLevelBounds(const z3::expr &F);
 
 //===----------------------------------------------------------------------===//
 // Finding helpers.

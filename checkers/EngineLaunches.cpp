@@ -127,6 +127,19 @@ z3::expr pruneRec(const z3::expr &E, const std::map<unsigned, Interval> &Bounds,
 }
 } // namespace
 
+std::map<unsigned, std::pair<int64_t, int64_t>>
+topLevelBounds(const z3::expr &F) {
+  std::vector<z3::expr> Cs;
+  conjuncts(F, Cs);
+  std::map<unsigned, Interval> Bounds;
+  for (const z3::expr &C : Cs)
+    narrow(C, Bounds);
+  std::map<unsigned, std::pair<int64_t, int64_t>> Out;
+  for (const auto &[Id, B] : Bounds)
+    Out[Id] = {B.Lo, B.Hi};
+  return Out;
+}
+
 z3::expr pruneByBounds(const z3::expr &F) {
   std::vector<z3::expr> Cs;
   conjuncts(F, Cs);

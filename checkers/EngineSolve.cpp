@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 namespace pkb::chk {
@@ -729,14 +730,33 @@ std::vector<Analysis::SplitVar> Analysis::splitVars(const z3::expr &FC,
 }
 
 std::vector<Analysis::SplitVar> Analysis::chainVars(const z3::expr &FC,
-                                                    unsigned W) {
+                                                    unsigned W, bool Bounded) {
   std::set<unsigned> Seen;
   std::set<std::string> Names;
   collectProductFactors(FC, Seen, Names, /*Inside=*/true);
   std::vector<SplitVar> Split;
-  for (const std::string &N : Names)
-    if (auto Rg = smallRange(N, W, /*AnyBound=*/true))
-      Split.push_back({Vars.at(N), Rg->first, Rg->second});
+  std::optional<std::map<unsigned, std::pair<int64_t, int64_t>>> Bounds;
+  for (const std::string &N : Names) {
+    auto It = Vars.find(N);
+    if (It == Vars.end())
+      continue;
+    if (auto Rg = smallRange(N, W, /*AnyBound=*/true)) {
+      Split.push_back({It->second, Rg->first, Rg->second});
+      continue;
+    }
+    // With Bounded, any other variable whose range the query bounds at its
+    // top level to at most 16 values: a block index of a constant grid
+    // (`bid.x * per` with `0 <= bid.x < 4`), a thread index of a small block.
+    if (!Bounded)
+      continue;
+    if (!Bounds)
+      Bounds = topLevelBounds(FC);
+    auto B = Bounds->find(It->second.id());
+    if (B != Bounds->end() && B->second.first <= B->second.second &&
+        B->second.first > std::numeric_limits<int64_t>::min() &&
+        B->second.second - B->second.first < 16)
+      Split.push_back({It->second, B->second.first, B->second.second + 1});
+  }
   return Split;
 }
 
@@ -768,34 +788,42 @@ z3::check_result Analysis::decide(const z3::expr &FC, unsigned W,
   // with conflict learning across them (docs/checkers.md, "Solver strategy
   // and limits").
   std::vector<SplitVar> Split = splitVars(FC, W);
-  std::vector<SplitVar> Chain = chainVars(FC, W);
-  if (C == z3::unknown && !Chain.empty()) {
-    z3::expr G = iteProducts(FC, Chain);
-    // An unsatisfiability filter first: arithmetic purification and
-    // equation solving before the SMT core decide the chain queries of a
-    // ring schedule several times faster than the default solver. Only
-    // its unsat answers are taken; anything else goes on to the default
-    // solver, whose models (the witnesses of findings) stay as they were.
-    // Its limit is 1/8 of a query's (it was 1/4): over the 864 chain
-    // queries of the 179 bundled files it decided 841, 839 of them within
-    // 1/8, and the default solver decided the two others; 5 queries of the
-    // all-gather and all-to-all candidates ran the filter to 1/4 for no
-    // answer before the default solver decided them in under 0.3M units.
-    // Measured per query, 1/8 costs no kernel more units than 1/4 did;
-    // 1/16 and 1/32 save more in total but cost some kernels more
-    // (docs/performance.md, "Huge pages for the workers, templates in the
-    // PCH, a shorter unsat filter").
-    {
-      z3::solver T =
-          (z3::tactic(Z, "simplify") & z3::tactic(Z, "purify-arith") &
-           z3::tactic(Z, "solve-eqs") & z3::tactic(Z, "smt"))
-              .mk_solver();
-      T.add(G);
-      std::string Why;
-      if (runLimited(T, Budget / 8, Why) == z3::unsat)
-        C = z3::unsat;
-    }
-    if (C != z3::unsat) {
+  // An unsatisfiability filter for the chain query \p G: arithmetic
+  // purification and equation solving before the SMT core decide the
+  // chain queries of a ring schedule several times faster than the default
+  // solver. Only its unsat answers are taken; anything else goes on to the
+  // default solver, whose models (the witnesses of findings) stay as they
+  // were. Its limit is 1/8 of a query's (it was 1/4): over the 864 chain
+  // queries of the 179 bundled files it decided 841, 839 of them within
+  // 1/8, and the default solver decided the two others; 5 queries of the
+  // all-gather and all-to-all candidates ran the filter to 1/4 for no
+  // answer before the default solver decided them in under 0.3M units.
+  // Measured per query, 1/8 costs no kernel more units than 1/4 did; 1/16
+  // and 1/32 save more in total but cost some kernels more
+  // (docs/performance.md, "Huge pages for the workers, templates in the
+  // PCH, a shorter unsat filter").
+  auto Filter = [&](const z3::expr &G) {
+    z3::solver T = (z3::tactic(Z, "simplify") & z3::tactic(Z, "purify-arith") &
+                    z3::tactic(Z, "solve-eqs") & z3::tactic(Z, "smt"))
+                       .mk_solver();
+    T.add(G);
+    std::string Why;
+    return runLimited(T, Budget / 8, Why) == z3::unsat;
+  };
+  // The chains of ranks and short loops (Named), and the filter also over
+  // the other variables that the query bounds to a few values (a block
+  // index of a constant grid: `bid.x * per` with `0 <= bid.x < 4`), which
+  // leaves more queries linear for it; the default solver keeps the named
+  // chains, so its models do not change. A query that is non-linear only
+  // in such bounded variables gets the filter after the cheap attempts,
+  // which decide most of those (docs/checkers.md, step 2).
+  std::vector<SplitVar> Named = chainVars(FC, W, /*Bounded=*/false);
+  if (C == z3::unknown && !Named.empty()) {
+    z3::expr G = iteProducts(FC, Named);
+    std::vector<SplitVar> Bounded = chainVars(FC, W, /*Bounded=*/true);
+    if (Filter(Bounded.size() == Named.size() ? G : iteProducts(FC, Bounded))) {
+      C = z3::unsat;
+    } else {
       z3::solver S = fullSolver(G);
       S.add(G);
       C = runLimited(S, Budget, Reason);
@@ -805,6 +833,11 @@ z3::check_result Analysis::decide(const z3::expr &FC, unsigned W,
   }
   if (C == z3::unknown && !BudgetHit)
     C = cheapCheck(FC, Budget / 16, &Model, Reason);
+  if (C == z3::unknown && !BudgetHit && Named.empty()) {
+    std::vector<SplitVar> Bounded = chainVars(FC, W, /*Bounded=*/true);
+    if (!Bounded.empty() && Filter(iteProducts(FC, Bounded)))
+      C = z3::unsat;
+  }
   if (C == z3::unknown && !BudgetHit) {
     size_t Cases = 1;
     for (const SplitVar &V : Split)

@@ -83,6 +83,20 @@ TEST(EngineLaunches, PruneByBoundsKeepsTheCasesInRange) {
   EXPECT_EQ(check(A, P && M == 16 + 3), z3::unsat);
 }
 
+TEST(EngineLaunches, TopLevelBoundsReadsEveryComparisonForm) {
+  KB K;
+  Fixture F(K);
+  Analysis &A = *F;
+  z3::expr X = A.var("param:x", 0), Y = A.var("param:y", 0),
+           Z = A.var("param:z", 0);
+  auto Bs = topLevelBounds(X >= 2 && !(X >= 8) && 3 <= Y && Y < 5 && Z == 7 &&
+                           (X < 3 || Y < 4));
+  using P = std::pair<int64_t, int64_t>;
+  EXPECT_EQ(Bs.at(X.id()), P(2, 7));
+  EXPECT_EQ(Bs.at(Y.id()), P(3, 4));
+  EXPECT_EQ(Bs.at(Z.id()), P(7, 7));
+}
+
 TEST(EngineLaunches, PruneByBoundsOnlyUsesTopLevelConjuncts) {
   KB K;
   Fixture F(K);

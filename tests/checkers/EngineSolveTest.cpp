@@ -326,6 +326,33 @@ TEST(EngineSolve, LoopBoundedByWMinusOneHasASmallRange) {
   EXPECT_EQ(Names, (std::set<std::string>{"|" + S + "|", "|rank#1|"}));
 }
 
+TEST(EngineSolve, BoundedBlockIndexIsAChainVariableOnlyWhenAsked) {
+  KB K;
+  K.launch(4, 256);
+  Fixture F(K);
+  Analysis &A = *F;
+  // A block's chunk `bid.x * per` with per = ceil(n / 4): the block index
+  // has no name-based range, but the query bounds it to [0, 4).
+  z3::expr B = A.var("bid.x", 1), N = A.var("param:n", 0);
+  z3::expr FC = B >= 0 && B < 4 && B * ((N + 3) / 4) == A.var("x", 1);
+  EXPECT_TRUE(A.chainVars(FC, 2).empty());
+  std::vector<Analysis::SplitVar> Ch = A.chainVars(FC, 2, /*Bounded=*/true);
+  ASSERT_EQ(Ch.size(), 1u);
+  EXPECT_TRUE(z3::eq(Ch[0].V, B));
+  EXPECT_EQ(Ch[0].Lo, 0);
+  EXPECT_EQ(Ch[0].Hi, 4);
+  // The chain leaves the query linear and keeps its value in range.
+  EXPECT_TRUE(hasNonLinearProduct(FC));
+  EXPECT_FALSE(hasNonLinearProduct(iteProducts(FC, Ch)));
+  EXPECT_EQ(check(A, FC != iteProducts(FC, Ch)), z3::unsat);
+  // A bound under a disjunction, or a range of more than 16 values, is not
+  // one.
+  z3::expr Wide = B >= 0 && B < 17 && B * N == A.var("x", 1);
+  EXPECT_TRUE(A.chainVars(Wide, 2, true).empty());
+  z3::expr Or = (B < 4 || N == 0) && B >= 0 && B * N == A.var("x", 1);
+  EXPECT_TRUE(A.chainVars(Or, 2, true).empty());
+}
+
 TEST(EngineSolve, RingScheduleChunksAreDecided) {
   KB K;
   K.launch(4, 256);
