@@ -30,10 +30,35 @@ public:
   /// them again, as it did without the memo.
   /// The rows do not carry \p F's approximation flag (enumerate()), so
   /// the memo is keyed by the term alone.
+  ///
+  /// First, once per term and launch, the rows of every configured world
+  /// size together (Analysis::enumerateAcross()): when they are complete
+  /// they are the answer for each W. A superset of one W's rows serves
+  /// every caller: a row that no agent of that W runs makes its term false
+  /// (noMatch() conjoins its negation, arrivals() adds 0 for it), and the
+  /// one enumeration replaces one per W.
   std::vector<std::vector<int64_t>> rows(Analysis &A, const Encoded &F,
                                          const std::vector<z3::expr> &Xs,
                                          unsigned W, const LaunchDims &L,
                                          size_t Cap, bool &Complete) {
+    if (!L.Guard && A.O.WorldSizes.size() > 1) {
+      std::vector<Entry> &Across = AcrossMemo[F.Term.hash()];
+      const Entry *Hit = nullptr;
+      for (const Entry &E : Across)
+        if (E.L == &L && E.Cap == Cap && z3::eq(E.F, F.Term) &&
+            sameTerms(E.Xs, Xs))
+          Hit = &E;
+      if (!Hit) {
+        bool AllComplete = false;
+        auto Rows = A.enumerateAcross(F, Xs, L, Cap, AllComplete);
+        Across.push_back({F.Term, Xs, 0, &L, Cap, Rows, AllComplete});
+        Hit = &Across.back();
+      }
+      if (Hit->Complete) {
+        Complete = true;
+        return Hit->Rows;
+      }
+    }
     std::vector<Entry> &Bucket = Memo[F.Term.hash()];
     for (const Entry &E : Bucket)
       if (E.W == W && E.L == &L && E.Cap == Cap && z3::eq(E.F, F.Term) &&
@@ -68,6 +93,8 @@ private:
     return true;
   }
   std::map<unsigned, std::vector<Entry>> Memo;
+  /// enumerateAcross() results per term (W is unused: 0).
+  std::map<unsigned, std::vector<Entry>> AcrossMemo;
 };
 
 class Bar002 : public KernelChecker {

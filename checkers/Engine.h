@@ -358,6 +358,18 @@ public:
                                               size_t Cap, bool &Complete);
   /// \p F with W and the launch dimensions replaced by constants.
   z3::expr concretize(const z3::expr &F, unsigned W, const LaunchDims &L);
+  /// \p F for launch \p L and any configured world size: the launch
+  /// dimensions and bound parameters replaced by constants, W left a
+  /// variable restricted to the configured sizes. Not for launches with a
+  /// host guard (concretize() adds the guard per W).
+  z3::expr concretizeAcross(const z3::expr &F, const LaunchDims &L);
+  /// Distinct assignments of \p Xs satisfying \p F for launch \p L and some
+  /// configured world size (concretizeAcross()), at most \p Cap: their union
+  /// over the world sizes, a superset of enumerate()'s rows for each W.
+  /// \p Complete as for enumerate().
+  std::vector<std::vector<int64_t>>
+  enumerateAcross(const Encoded &F, const std::vector<z3::expr> &Xs,
+                  const LaunchDims &L, size_t Cap, bool &Complete);
   /// The term \p F for world size \p W and launch \p L: W, the launch
   /// dimensions and bound parameters replaced by their values, simplified
   /// and pruned by its own bounds (pruneByBounds()); an equivalent term
@@ -442,8 +454,12 @@ private:
   /// The variables that concretize() and specialize() replace for world
   /// size \p W and launch \p L, and their values, appended to \p From and
   /// \p To.
-  void concreteValues(unsigned W, const LaunchDims &L, z3::expr_vector &From,
-                      z3::expr_vector &To);
+  void concreteValues(std::optional<unsigned> W, const LaunchDims &L,
+                      z3::expr_vector &From, z3::expr_vector &To);
+  /// enumerate() of the concretized formula \p FC.
+  std::vector<std::vector<int64_t>>
+  enumerateConcrete(const z3::expr &FC, const std::vector<z3::expr> &Xs,
+                    size_t Cap, bool &Complete);
   /// The variables of the concretized query \p FC (world size \p W) that
   /// occur as factors of non-linear products and have a small known range
   /// (ranks, variables of short constant loops), at most 256 cases in all.

@@ -266,10 +266,12 @@ z3::expr Analysis::specialize(const z3::expr &F, unsigned W,
   return pruneByBounds(z3::expr(F).substitute(From, To).simplify());
 }
 
-void Analysis::concreteValues(unsigned W, const LaunchDims &L,
+void Analysis::concreteValues(std::optional<unsigned> W, const LaunchDims &L,
                               z3::expr_vector &From, z3::expr_vector &To) {
-  From.push_back(var("world_size", 0));
-  To.push_back(Z.int_val(W));
+  if (W) {
+    From.push_back(var("world_size", 0));
+    To.push_back(Z.int_val(*W));
+  }
   const char *Dims[3] = {"x", "y", "z"};
   for (int D = 0; D < 3; ++D) {
     From.push_back(var(std::string("bdim.") + Dims[D], 0));
@@ -281,6 +283,30 @@ void Analysis::concreteValues(unsigned W, const LaunchDims &L,
     From.push_back(var(Name, 0));
     To.push_back(Z.int_val(V));
   }
+}
+
+z3::expr Analysis::concretizeAcross(const z3::expr &F, const LaunchDims &L) {
+  z3::expr_vector From(Z), To(Z);
+  concreteValues(std::nullopt, L, From, To);
+  z3::expr Wv = var("world_size", 0);
+  std::vector<unsigned> Ws = O.WorldSizes;
+  std::sort(Ws.begin(), Ws.end());
+  z3::expr InSet = Z.bool_val(false);
+  for (unsigned W : Ws)
+    InSet = InSet || Wv == Z.int_val(W);
+  // The range first, as top-level bounds that prune the chains over W;
+  // every rank below the largest W (implied by `rank < W`) prunes those
+  // over ranks.
+  z3::expr R =
+      Wv >= Z.int_val(Ws.front()) && Wv <= Z.int_val(Ws.back()) && InSet;
+  for (const auto &[Key, V] : Vars)
+    if (startsWith(Key, "rank#"))
+      R = R && V < Z.int_val(Ws.back());
+  R = R && z3::expr(F).substitute(From, To).simplify();
+  R = pruneByBounds(R);
+  for (unsigned X = 0; X < From.size(); ++X)
+    R = R && From[X] == To[X];
+  return R;
 }
 
 z3::expr Analysis::concretize(const z3::expr &F, unsigned W,

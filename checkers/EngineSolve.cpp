@@ -430,7 +430,18 @@ std::vector<std::vector<int64_t>>
 Analysis::enumerate(const Encoded &F, const std::vector<z3::expr> &Xs,
                     unsigned W, const LaunchDims &L, size_t Cap,
                     bool &Complete) {
-  z3::expr FC = concretize(F.Term, W, L);
+  return enumerateConcrete(concretize(F.Term, W, L), Xs, Cap, Complete);
+}
+
+std::vector<std::vector<int64_t>>
+Analysis::enumerateAcross(const Encoded &F, const std::vector<z3::expr> &Xs,
+                          const LaunchDims &L, size_t Cap, bool &Complete) {
+  return enumerateConcrete(concretizeAcross(F.Term, L), Xs, Cap, Complete);
+}
+
+std::vector<std::vector<int64_t>>
+Analysis::enumerateConcrete(const z3::expr &FC, const std::vector<z3::expr> &Xs,
+                            size_t Cap, bool &Complete) {
   // One enumeration with solver S into R: Done when every solution is in
   // R, Partial when capped (or a value is not a numeral), Undecided when a
   // check was left undecided.

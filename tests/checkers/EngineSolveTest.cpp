@@ -398,6 +398,14 @@ TEST(EngineSolve, SolverErrorIsANoteWithItsCode) {
 
 namespace {
 
+/// The first value of every row of an enumeration.
+std::set<int64_t> firstColumn(const std::vector<std::vector<int64_t>> &Rows) {
+  std::set<int64_t> Got;
+  for (const auto &R : Rows)
+    Got.insert(R.at(0));
+  return Got;
+}
+
 // Analysis::enumerate lists every solution when there are at most Cap,
 // says "incomplete" when there are more, and returns one row for an empty
 // variable list (satisfiability only).
@@ -410,12 +418,9 @@ TEST(EngineSolve, EnumerateIsCompleteOnlyBelowTheCap) {
   z3::expr X = A.rank(1);
   Encoded Q = A.agentRange(1) && X < 3;
   bool Complete = false;
-  auto Rows = A.enumerate(Q, {X}, 8, L, 5, Complete);
+  EXPECT_EQ(firstColumn(A.enumerate(Q, {X}, 8, L, 5, Complete)),
+            (std::set<int64_t>{0, 1, 2}));
   EXPECT_TRUE(Complete);
-  std::set<int64_t> Got;
-  for (const auto &R : Rows)
-    Got.insert(R.at(0));
-  EXPECT_EQ(Got, (std::set<int64_t>{0, 1, 2}));
   auto Capped = A.enumerate(Q, {X}, 8, L, 2, Complete);
   EXPECT_FALSE(Complete);
   EXPECT_EQ(Capped.size(), 2u);
@@ -425,6 +430,36 @@ TEST(EngineSolve, EnumerateIsCompleteOnlyBelowTheCap) {
   auto None = A.enumerate(Q && X > 5, {X}, 8, L, 5, Complete);
   EXPECT_TRUE(Complete);
   EXPECT_TRUE(None.empty());
+}
+
+// Analysis::enumerateAcross lists the union of the rows of every configured
+// world size: a thread t < W of a signal runs for t in [0, 8) over W = 2..8,
+// and a guard that holds at one W only keeps that W's rows.
+TEST(EngineSolve, EnumerateAcrossIsTheUnionOverWorldSizes) {
+  KB K;
+  K.launch(4, 256);
+  Fixture F(K);
+  Analysis &A = *F;
+  const LaunchDims &L = A.launches().front();
+  z3::expr T = A.var("tid.x", 1), Wv = A.var("world_size", 0);
+  Encoded Q = A.agentRange(1) && T < Wv;
+  bool Complete = false;
+  std::set<int64_t> Got =
+      firstColumn(A.enumerateAcross(Q, {T}, L, 16, Complete));
+  EXPECT_TRUE(Complete);
+  EXPECT_EQ(Got, (std::set<int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  // Each W's own rows are a subset.
+  for (unsigned W = 2; W <= 8; ++W)
+    for (int64_t T0 : firstColumn(A.enumerate(Q, {T}, W, L, 16, Complete)))
+      EXPECT_TRUE(Got.count(T0)) << W;
+  // Only W = 4 has T == W - 1 == 3 with T * T == 9.
+  auto Four =
+      A.enumerateAcross(Q && T == Wv - 1 && T * T == 9, {T}, L, 16, Complete);
+  EXPECT_TRUE(Complete);
+  ASSERT_EQ(Four.size(), 1u);
+  EXPECT_EQ(Four[0].at(0), 3);
+  auto Capped = A.enumerateAcross(Q, {T}, L, 4, Complete);
+  EXPECT_FALSE(Complete);
 }
 
 // fullSolver() picks a strategy by the goal's logic and decides each kind:
