@@ -562,6 +562,10 @@ Finding makeFinding(const std::string &Id, const KernelModel &K,
                     const std::string &Fix);
 /// Adds a related event.
 void relate(Finding &F, const std::string &Role, const Event &E);
+/// True when \p Out holds a finding of check \p Id in kernel \p Kernel at
+/// the line of \p Loc (its file and line): emit() would drop another.
+bool reported(const std::vector<Finding> &Out, const std::string &Id,
+              const std::string &Kernel, const SourceLoc &Loc);
 /// Appends \p F unless a finding with the same ID, kernel and line exists.
 void emit(std::vector<Finding> &Out, Finding F);
 /// Reports an undecided query: a solver-unknown note and a Warning finding.

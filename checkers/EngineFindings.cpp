@@ -65,12 +65,18 @@ void applyOutcome(Finding &F, const Outcome &R) {
   }
 }
 
-void emit(std::vector<Finding> &Out, Finding F) {
+bool reported(const std::vector<Finding> &Out, const std::string &Id,
+              const std::string &Kernel, const SourceLoc &Loc) {
   for (const Finding &G : Out)
-    if (G.CheckId == F.CheckId && G.Kernel == F.Kernel &&
-        G.Loc.Line == F.Loc.Line && G.Loc.File == F.Loc.File)
-      return;
-  Out.push_back(std::move(F));
+    if (G.CheckId == Id && G.Kernel == Kernel && G.Loc.Line == Loc.Line &&
+        G.Loc.File == Loc.File)
+      return true;
+  return false;
+}
+
+void emit(std::vector<Finding> &Out, Finding F) {
+  if (!reported(Out, F.CheckId, F.Kernel, F.Loc))
+    Out.push_back(std::move(F));
 }
 
 void emitUnknown(const std::string &Id, const KernelModel &K, const Event &E,

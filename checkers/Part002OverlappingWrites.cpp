@@ -64,6 +64,11 @@ public:
         size_t I = Ws[X], J = Ws[Y];
         if (A.ev(I).Addr.Base != A.ev(J).Addr.Base)
           continue;
+        // A pair's finding sits at the line of J, and emit() keeps the first
+        // finding per line: once J's line is reported, its other pairs add
+        // nothing (1_allreduce_push.cu: 112 of its PART-002 queries).
+        if (reported(Out, info().Id, A.K.Name, A.ev(J).Loc))
+          continue;
         Encoded Q =
             A.exec(I, 1) && A.exec(J, 2) &&
             !(A.sameRank(1, 2) && A.sameBlock(1, 2) && A.sameThread(1, 2)) &&

@@ -26,8 +26,15 @@ TEST(EngineFindings, DescribeAndEmit) {
   emit(Out, F);
   EXPECT_EQ(Out.size(), 1u);
   F.Loc.Line = 12;
+  EXPECT_FALSE(reported(Out, "RACE-002", K.K.Name, F.Loc));
   emit(Out, F);
   EXPECT_EQ(Out.size(), 2u);
+  EXPECT_TRUE(reported(Out, "RACE-002", K.K.Name, F.Loc));
+  EXPECT_FALSE(reported(Out, "PART-002", K.K.Name, F.Loc));
+  EXPECT_FALSE(reported(Out, "RACE-002", "other", F.Loc));
+  SourceLoc Elsewhere = F.Loc;
+  Elsewhere.File = "other.cu";
+  EXPECT_FALSE(reported(Out, "RACE-002", K.K.Name, Elsewhere));
 }
 
 TEST(EngineFindings, ApplyOutcome) {

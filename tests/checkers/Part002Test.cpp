@@ -42,6 +42,25 @@ TEST(Checkers, Part002OverlappingShards) {
   EXPECT_TRUE(FG.empty()) << dump(FG);
 }
 
+/// Three stores at lines 10, 11 and 12 into rank 0's bufs[t] from every
+/// rank: each pair overlaps. A pair's finding sits at its second store, so
+/// the pairs that start at line 10 report all three lines and PART-002
+/// solves no pair of a line reported already; every line keeps its finding.
+TEST(Checkers, Part002ReportsEveryLineOfOverlappingStores) {
+  KB K("three_stores");
+  K.stdParams().launch(4, 256);
+  for (unsigned L : {10u, 11u, 12u})
+    K.store(L, addr("bufs", c(0), tid()));
+  K.barrier(13, v("param:epoch"));
+  auto F = runOne(K.module(), "PART-002");
+  EXPECT_EQ(keys(F), (std::set<Key>{{10, "PART-002"},
+                                    {11, "PART-002"},
+                                    {12, "PART-002"}}))
+      << dump(F);
+  for (const Finding &X : F)
+    EXPECT_EQ(X.Sev, Severity::Error) << dump(F);
+}
+
 /// Overlapping chunks on one rank: thread t of block b writes its own
 /// rank's bufs[b*128 + t] with 256 threads per block, so blocks b and b+1
 /// both write elements b*128+128 .. b*128+255; Val is the stored value.
