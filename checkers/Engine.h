@@ -360,8 +360,9 @@ public:
   z3::expr concretize(const z3::expr &F, unsigned W, const LaunchDims &L);
   /// \p F for launch \p L and any configured world size: the launch
   /// dimensions and bound parameters replaced by constants, W left a
-  /// variable restricted to the configured sizes. Not for launches with a
-  /// host guard (concretize() adds the guard per W).
+  /// variable restricted to the configured sizes (false when none is
+  /// configured). Not for launches with a host guard (concretize() adds the
+  /// guard per W).
   z3::expr concretizeAcross(const z3::expr &F, const LaunchDims &L);
   /// Distinct assignments of \p Xs satisfying \p F for launch \p L and some
   /// configured world size (concretizeAcross()), at most \p Cap: their union

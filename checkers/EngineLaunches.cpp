@@ -125,27 +125,29 @@ z3::expr pruneRec(const z3::expr &E, const std::map<unsigned, Interval> &Bounds,
   Memo.emplace(E.id(), R);
   return R;
 }
-} // namespace
 
-std::map<unsigned, std::pair<int64_t, int64_t>>
-topLevelBounds(const z3::expr &F) {
+/// The bounds of the variables of \p F from its top-level conjuncts, by
+/// AST id.
+std::map<unsigned, Interval> boundsOf(const z3::expr &F) {
   std::vector<z3::expr> Cs;
   conjuncts(F, Cs);
   std::map<unsigned, Interval> Bounds;
   for (const z3::expr &C : Cs)
     narrow(C, Bounds);
+  return Bounds;
+}
+} // namespace
+
+std::map<unsigned, std::pair<int64_t, int64_t>>
+topLevelBounds(const z3::expr &F) {
   std::map<unsigned, std::pair<int64_t, int64_t>> Out;
-  for (const auto &[Id, B] : Bounds)
+  for (const auto &[Id, B] : boundsOf(F))
     Out[Id] = {B.Lo, B.Hi};
   return Out;
 }
 
 z3::expr pruneByBounds(const z3::expr &F) {
-  std::vector<z3::expr> Cs;
-  conjuncts(F, Cs);
-  std::map<unsigned, Interval> Bounds;
-  for (const z3::expr &C : Cs)
-    narrow(C, Bounds);
+  std::map<unsigned, Interval> Bounds = boundsOf(F);
   bool Any = false;
   for (const auto &[Id, B] : Bounds) {
     if (B.Lo > B.Hi)
@@ -290,6 +292,8 @@ z3::expr Analysis::concretizeAcross(const z3::expr &F, const LaunchDims &L) {
   concreteValues(std::nullopt, L, From, To);
   z3::expr Wv = var("world_size", 0);
   std::vector<unsigned> Ws = O.WorldSizes;
+  if (Ws.empty())
+    return Z.bool_val(false); // no world size to check: nothing runs
   std::sort(Ws.begin(), Ws.end());
   z3::expr InSet = Z.bool_val(false);
   for (unsigned W : Ws)
