@@ -42,34 +42,25 @@ public:
                                          unsigned W, const LaunchDims &L,
                                          size_t Cap, bool &Complete) {
     if (!L.Guard && A.O.WorldSizes.size() > 1) {
-      std::vector<Entry> &Across = AcrossMemo[F.Term.hash()];
-      const Entry *Hit = nullptr;
-      for (const Entry &E : Across)
-        if (E.L == &L && E.Cap == Cap && z3::eq(E.F, F.Term) &&
-            sameTerms(E.Xs, Xs))
-          Hit = &E;
-      if (!Hit) {
+      const Entry *E = find(F, Xs, Across, L, Cap);
+      if (!E) {
         bool AllComplete = false;
         auto Rows = A.enumerateAcross(F, Xs, L, Cap, AllComplete);
-        Across.push_back({F.Term, Xs, 0, &L, Cap, Rows, AllComplete});
-        Hit = &Across.back();
+        E = &store({F.Term, Xs, Across, &L, Cap, std::move(Rows), AllComplete});
       }
-      if (Hit->Complete) {
+      if (E->Complete) {
         Complete = true;
-        return Hit->Rows;
+        return E->Rows;
       }
     }
-    std::vector<Entry> &Bucket = Memo[F.Term.hash()];
-    for (const Entry &E : Bucket)
-      if (E.W == W && E.L == &L && E.Cap == Cap && z3::eq(E.F, F.Term) &&
-          sameTerms(E.Xs, Xs)) {
-        Complete = E.Complete;
-        return E.Rows;
-      }
+    if (const Entry *E = find(F, Xs, W, L, Cap)) {
+      Complete = E->Complete;
+      return E->Rows;
+    }
     auto Rows = A.enumerate(F, Xs, W, L, Cap, Complete);
     // Complete, or stopped at the cap: the same answer every time.
     if (Complete || Rows.size() >= Cap)
-      Bucket.push_back({F.Term, Xs, W, &L, Cap, Rows, Complete});
+      store({F.Term, Xs, W, &L, Cap, Rows, Complete});
     return Rows;
   }
 
@@ -92,9 +83,26 @@ private:
         return false;
     return true;
   }
+  /// The W of an entry of enumerateAcross() (no world size is 0).
+  static constexpr unsigned Across = 0;
+  /// The memo entry for these arguments, or null.
+  const Entry *find(const Encoded &F, const std::vector<z3::expr> &Xs,
+                    unsigned W, const LaunchDims &L, size_t Cap) const {
+    auto It = Memo.find(F.Term.hash());
+    if (It != Memo.end())
+      for (const Entry &E : It->second)
+        if (E.W == W && E.L == &L && E.Cap == Cap && z3::eq(E.F, F.Term) &&
+            sameTerms(E.Xs, Xs))
+          return &E;
+    return nullptr;
+  }
+  /// Adds \p E to the memo; the reference is valid until the next store.
+  const Entry &store(Entry E) {
+    std::vector<Entry> &Bucket = Memo[E.F.hash()];
+    Bucket.push_back(std::move(E));
+    return Bucket.back();
+  }
   std::map<unsigned, std::vector<Entry>> Memo;
-  /// enumerateAcross() results per term (W is unused: 0).
-  std::map<unsigned, std::vector<Entry>> AcrossMemo;
 };
 
 class Bar002 : public KernelChecker {

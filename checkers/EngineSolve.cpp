@@ -828,10 +828,14 @@ z3::check_result Analysis::decide(const z3::expr &FC, unsigned W,
   // chains, so its models do not change. A query that is non-linear only
   // in such bounded variables gets the filter after the cheap attempts,
   // which decide most of those (docs/checkers.md, step 2).
-  std::vector<SplitVar> Named = chainVars(FC, W, /*Bounded=*/false);
+  // One traversal: the named chains are the bounded ones that smallRange()
+  // gives a range, in the same order.
+  std::vector<SplitVar> Bounded = chainVars(FC, W, /*Bounded=*/true), Named;
+  for (const SplitVar &V : Bounded)
+    if (smallRange(V.V.decl().name().str(), W, /*AnyBound=*/true))
+      Named.push_back(V);
   if (C == z3::unknown && !Named.empty()) {
     z3::expr G = iteProducts(FC, Named);
-    std::vector<SplitVar> Bounded = chainVars(FC, W, /*Bounded=*/true);
     if (Filter(Bounded.size() == Named.size() ? G : iteProducts(FC, Bounded))) {
       C = z3::unsat;
     } else {
@@ -844,11 +848,9 @@ z3::check_result Analysis::decide(const z3::expr &FC, unsigned W,
   }
   if (C == z3::unknown && !BudgetHit)
     C = cheapCheck(FC, Budget / 16, &Model, Reason);
-  if (C == z3::unknown && !BudgetHit && Named.empty()) {
-    std::vector<SplitVar> Bounded = chainVars(FC, W, /*Bounded=*/true);
-    if (!Bounded.empty() && Filter(iteProducts(FC, Bounded)))
-      C = z3::unsat;
-  }
+  if (C == z3::unknown && !BudgetHit && Named.empty() && !Bounded.empty() &&
+      Filter(iteProducts(FC, Bounded)))
+    C = z3::unsat;
   if (C == z3::unknown && !BudgetHit) {
     size_t Cases = 1;
     for (const SplitVar &V : Split)
