@@ -546,6 +546,28 @@ z3::expr iteProducts(const z3::expr &E,
 /// hand to the solver (docs/checkers.md, "Solver strategy and limits").
 z3::expr pruneByBounds(const z3::expr &F);
 
+/// pruneByBounds() that decides every comparison of a bounded variable
+/// with a constant (`x >= 0` with x in [0, 8) is true), with bounds also
+/// narrowed through top-level definitions `x == linear term` (a loop
+/// variable `256 * bid.x + tid.x + 1024 * iter` is at least 0); the
+/// comparisons that give the bounds stay. The same value on every
+/// assignment (outside the bounds both are false). It removes the sign
+/// cases of C division (`i / n` with i >= 0 and n >= 0). Used for the unsat
+/// filter only: the default solver keeps its queries (and models).
+z3::expr simplifyByBounds(const z3::expr &F);
+
+/// simplifyByBounds() of \p F, then each quotient `div(x, y)` (and
+/// remainder `mod(x, y)`) of a non-constant divisor replaced by a fresh
+/// variable q (`x - q * y`) where the top-level conjuncts of \p F bound x to
+/// [0, c * y) for a constant c of at most 16 (`i < 8 * n` for a loop over W
+/// chunks of n): q is then x's quotient, bounded to [0, c), with `q * y <= x <
+/// q * y + y` and `y >= 1` added (implied: x >= 0 and x < c * y need y > 0).
+/// Satisfiable exactly when \p F is. Each q with its range [0, c) is appended
+/// to \p Quotients. With the chains of iteProducts() over q, the products `q *
+/// y` are linear.
+z3::expr boundQuotients(const z3::expr &F,
+                        std::vector<Analysis::SplitVar> &Quotients);
+
 /// The bounds [Lo, Hi] (inclusive; the int64 extremes where a side is
 /// unbounded, Lo > Hi when empty) that the top-level conjuncts of \p F put
 /// on its integer variables, keyed by the variable's AST id: the facts

@@ -39,28 +39,48 @@ void conjuncts(const z3::expr &F, std::vector<z3::expr> &Out) {
   Out.push_back(F);
 }
 
-/// Narrows \p Bounds by conjunct \p C when it compares a variable with a
-/// constant (`x < 8`, `0 <= x`, `not (x >= 8)`, `x == 3`); other conjuncts
-/// are ignored.
-void narrow(const z3::expr &C, std::map<unsigned, Interval> &Bounds) {
-  bool Neg = false;
+/// The binary comparison (`<=`, `>=`, `<`, `>`, `==`) that \p C is, or whose
+/// negation it is (\p Neg set then); nullopt for other terms.
+std::optional<z3::expr> comparison(const z3::expr &C, bool &Neg) {
+  Neg = false;
   z3::expr X = C;
   if (X.is_app() && X.decl().decl_kind() == Z3_OP_NOT) {
     Neg = true;
     X = X.arg(0);
   }
   if (!X.is_app() || X.num_args() != 2)
-    return;
+    return std::nullopt;
   Z3_decl_kind Kd = X.decl().decl_kind();
   if (Kd != Z3_OP_LE && Kd != Z3_OP_GE && Kd != Z3_OP_LT && Kd != Z3_OP_GT &&
       Kd != Z3_OP_EQ)
-    return;
+    return std::nullopt;
+  return X;
+}
+
+/// A comparison of a variable with a constant, read as `V Kd K` (the
+/// constant on the right, a negation folded into the operator).
+struct Cmp {
+  unsigned V = 0; ///< AST id of the variable.
+  Z3_decl_kind Kd = Z3_OP_EQ;
+  int64_t K = 0;
+};
+
+/// \p C as a comparison of a variable with a constant (`x < 8`, `0 <= x`,
+/// `not (x >= 8)`, `x == 3`); nullopt for anything else, and for constants
+/// near the int64 limits (no overflow in the users).
+std::optional<Cmp> parseCmp(const z3::expr &C) {
+  bool Neg = false;
+  std::optional<z3::expr> Xo = comparison(C, Neg);
+  if (!Xo)
+    return std::nullopt;
+  const z3::expr &X = *Xo;
+  Z3_decl_kind Kd = X.decl().decl_kind();
   z3::expr V = X.arg(0), N = X.arg(1);
   int64_t K = 0;
   if (!isIntVar(V) || !N.is_numeral_i64(K)) {
     std::swap(V, N);
     if (!isIntVar(V) || !N.is_numeral_i64(K))
-      return;
+      return std::nullopt;
     // The constant on the left: `k <= x` is `x >= k`.
     Kd = Kd == Z3_OP_LE   ? Z3_OP_GE
          : Kd == Z3_OP_GE ? Z3_OP_LE
@@ -70,73 +90,294 @@ void narrow(const z3::expr &C, std::map<unsigned, Interval> &Bounds) {
   }
   if (Neg) {
     if (Kd == Z3_OP_EQ)
-      return;
+      return std::nullopt;
     Kd = Kd == Z3_OP_LE   ? Z3_OP_GT
          : Kd == Z3_OP_GE ? Z3_OP_LT
          : Kd == Z3_OP_LT ? Z3_OP_GE
                           : Z3_OP_LE;
   }
-  // Constants near the int64 limits are left alone (no overflow below).
   if (K <= std::numeric_limits<int64_t>::min() + 1 ||
       K >= std::numeric_limits<int64_t>::max() - 1)
-    return;
-  Interval &B = Bounds[V.id()];
-  if (Kd == Z3_OP_LE || Kd == Z3_OP_EQ)
-    B.Hi = std::min(B.Hi, K);
-  if (Kd == Z3_OP_LT)
-    B.Hi = std::min(B.Hi, K - 1);
-  if (Kd == Z3_OP_GE || Kd == Z3_OP_EQ)
-    B.Lo = std::max(B.Lo, K);
-  if (Kd == Z3_OP_GT)
-    B.Lo = std::max(B.Lo, K + 1);
+    return std::nullopt;
+  return Cmp{V.id(), Kd, K};
 }
 
-/// \p E with every equality of a bounded variable and a constant outside
-/// its bounds replaced by false.
-z3::expr pruneRec(const z3::expr &E, const std::map<unsigned, Interval> &Bounds,
-                  std::map<unsigned, z3::expr> &Memo) {
+/// Narrows \p Bounds by conjunct \p C when it compares a variable with a
+/// constant (parseCmp()); other conjuncts are ignored.
+void narrow(const z3::expr &C, std::map<unsigned, Interval> &Bounds) {
+  std::optional<Cmp> P = parseCmp(C);
+  if (!P)
+    return;
+  Interval &B = Bounds[P->V];
+  if (P->Kd == Z3_OP_LE || P->Kd == Z3_OP_EQ)
+    B.Hi = std::min(B.Hi, P->K);
+  if (P->Kd == Z3_OP_LT)
+    B.Hi = std::min(B.Hi, P->K - 1);
+  if (P->Kd == Z3_OP_GE || P->Kd == Z3_OP_EQ)
+    B.Lo = std::max(B.Lo, P->K);
+  if (P->Kd == Z3_OP_GT)
+    B.Lo = std::max(B.Lo, P->K + 1);
+}
+
+/// The value of comparison \p P for every value of its variable in \p B;
+/// nullopt when it depends on the value.
+std::optional<bool> decideCmp(const Cmp &P, const Interval &B) {
+  const int64_t K = P.K;
+  switch (P.Kd) {
+  case Z3_OP_LE:
+    return B.Hi <= K  ? std::optional(true)
+           : B.Lo > K ? std::optional(false)
+                      : std::nullopt;
+  case Z3_OP_LT:
+    return B.Hi < K    ? std::optional(true)
+           : B.Lo >= K ? std::optional(false)
+                       : std::nullopt;
+  case Z3_OP_GE:
+    return B.Lo >= K  ? std::optional(true)
+           : B.Hi < K ? std::optional(false)
+                      : std::nullopt;
+  case Z3_OP_GT:
+    return B.Lo > K    ? std::optional(true)
+           : B.Hi <= K ? std::optional(false)
+                       : std::nullopt;
+  default: // Z3_OP_EQ
+    return K < B.Lo || K > B.Hi     ? std::optional(false)
+           : B.Lo == K && B.Hi == K ? std::optional(true)
+                                    : std::nullopt;
+  }
+}
+
+/// \p E rewritten bottom-up: a subterm for which \p Fn gives a
+/// replacement is replaced (and not entered), the others rebuilt from their
+/// rewritten arguments; \p Memo by AST id (shared subterms once).
+template <typename RewriteFn>
+z3::expr rewriteTerms(const z3::expr &E, RewriteFn &&Fn,
+                      std::map<unsigned, z3::expr> &Memo) {
   if (auto It = Memo.find(E.id()); It != Memo.end())
     return It->second;
   z3::expr R = E;
   if (E.is_app() && E.num_args() > 0) {
-    int64_t K = 0;
-    if (E.decl().decl_kind() == Z3_OP_EQ && E.num_args() == 2) {
-      for (int S = 0; S < 2; ++S) {
-        z3::expr V = E.arg(S), N = E.arg(1 - S);
-        auto B = Bounds.find(V.id());
-        if (B != Bounds.end() && isIntVar(V) && N.is_numeral_i64(K) &&
-            (K < B->second.Lo || K > B->second.Hi)) {
-          R = E.ctx().bool_val(false);
-          Memo.emplace(E.id(), R);
-          return R;
-        }
+    if (std::optional<z3::expr> X = Fn(E)) {
+      R = *X;
+    } else {
+      z3::expr_vector Args(E.ctx());
+      bool Changed = false;
+      for (unsigned I = 0; I < E.num_args(); ++I) {
+        z3::expr A = rewriteTerms(E.arg(I), Fn, Memo);
+        Changed |= !z3::eq(A, E.arg(I));
+        Args.push_back(A);
       }
+      if (Changed)
+        R = E.decl()(Args);
     }
-    z3::expr_vector Args(E.ctx());
-    bool Changed = false;
-    for (unsigned I = 0; I < E.num_args(); ++I) {
-      z3::expr A = pruneRec(E.arg(I), Bounds, Memo);
-      Changed |= !z3::eq(A, E.arg(I));
-      Args.push_back(A);
-    }
-    if (Changed)
-      R = E.decl()(Args);
   }
   Memo.emplace(E.id(), R);
   return R;
 }
 
-/// The bounds of the variables of \p F from its top-level conjuncts, by
-/// AST id.
-std::map<unsigned, Interval> boundsOf(const z3::expr &F) {
+/// \p E with comparisons of a bounded variable and a constant replaced by
+/// their values where the bounds decide them: with \p All every comparison
+/// (`x >= 0` with x in [0, 8) is true), otherwise only the equalities whose
+/// constant lies outside the bounds (false).
+z3::expr pruneRec(const z3::expr &E, const std::map<unsigned, Interval> &Bounds,
+                  bool All, std::map<unsigned, z3::expr> &Memo) {
+  auto Decide = [&](const z3::expr &X) -> std::optional<z3::expr> {
+    Z3_decl_kind Kd = X.decl().decl_kind();
+    if (Kd == Z3_OP_NOT || (!All && Kd != Z3_OP_EQ))
+      return std::nullopt;
+    std::optional<Cmp> P = parseCmp(X);
+    if (!P)
+      return std::nullopt;
+    auto B = Bounds.find(P->V);
+    if (B == Bounds.end())
+      return std::nullopt;
+    std::optional<bool> V = decideCmp(*P, B->second);
+    if (!V || (!All && *V))
+      return std::nullopt;
+    return X.ctx().bool_val(*V);
+  };
+  return rewriteTerms(E, Decide, Memo);
+}
+
+/// The interval of the linear term \p E (numerals, variables, products of
+/// a numeral and a variable, sums of these) over \p Bounds, each end
+/// unbounded (the int64 limit) where unknown or beyond 2^40 in size;
+/// nullopt for other terms.
+std::optional<Interval>
+linearInterval(const z3::expr &E, const std::map<unsigned, Interval> &Bounds) {
+  constexpr int64_t Lim = int64_t(1) << 40;
+  constexpr int64_t NegInf = std::numeric_limits<int64_t>::min(),
+                    PosInf = std::numeric_limits<int64_t>::max();
+  // Ends beyond the limit count as unbounded (no overflow below).
+  auto Clip = [&](Interval I) {
+    if (I.Lo <= -Lim || I.Lo >= Lim)
+      I.Lo = I.Lo >= Lim ? Lim : NegInf;
+    if (I.Hi <= -Lim || I.Hi >= Lim)
+      I.Hi = I.Hi <= -Lim ? -Lim : PosInf;
+    return I;
+  };
+  int64_t K = 0;
+  if (E.is_numeral_i64(K))
+    return Clip({K, K});
+  if (isIntVar(E)) {
+    auto It = Bounds.find(E.id());
+    return Clip(It == Bounds.end() ? Interval{} : It->second);
+  }
+  if (!E.is_app())
+    return std::nullopt;
+  Z3_decl_kind Kd = E.decl().decl_kind();
+  if (Kd == Z3_OP_MUL && E.num_args() == 2) {
+    z3::expr C = E.arg(0), X = E.arg(1);
+    if (!C.is_numeral_i64(K))
+      std::swap(C, X);
+    if (!C.is_numeral_i64(K) || K <= -Lim || K >= Lim)
+      return std::nullopt;
+    std::optional<Interval> I = linearInterval(X, Bounds);
+    if (!I)
+      return std::nullopt;
+    if (K == 0)
+      return Interval{0, 0};
+    auto Mul = [&](int64_t V) {
+      if (V == NegInf || V == PosInf)
+        return (V == NegInf) == (K > 0) ? NegInf : PosInf;
+      return V * K;
+    };
+    int64_t A = Mul(I->Lo), B = Mul(I->Hi);
+    return Clip({std::min(A, B), std::max(A, B)});
+  }
+  if (Kd == Z3_OP_ADD) {
+    Interval Sum{0, 0};
+    for (unsigned J = 0; J < E.num_args(); ++J) {
+      std::optional<Interval> I = linearInterval(E.arg(J), Bounds);
+      if (!I)
+        return std::nullopt;
+      Sum.Lo = Sum.Lo == NegInf || I->Lo == NegInf ? NegInf : Sum.Lo + I->Lo;
+      Sum.Hi = Sum.Hi == PosInf || I->Hi == PosInf ? PosInf : Sum.Hi + I->Hi;
+      Sum = Clip(Sum);
+    }
+    return Sum;
+  }
+  return std::nullopt;
+}
+
+/// The bounds of the variables of \p F from its top-level comparisons with
+/// constants, by AST id; with \p Definitions also from its top-level
+/// definitions `x == linear term` (a loop variable `256 * bid.x + tid.x +
+/// 1024 * iter` is at least 0; two rounds reach definitions that use
+/// defined variables).
+std::map<unsigned, Interval> boundsOf(const z3::expr &F,
+                                      bool Definitions = false) {
   std::vector<z3::expr> Cs;
   conjuncts(F, Cs);
   std::map<unsigned, Interval> Bounds;
   for (const z3::expr &C : Cs)
     narrow(C, Bounds);
+  for (int Round = 0; Definitions && Round < 2; ++Round)
+    for (const z3::expr &C : Cs) {
+      if (!C.is_app() || C.decl().decl_kind() != Z3_OP_EQ || C.num_args() != 2)
+        continue;
+      for (int S = 0; S < 2; ++S) {
+        z3::expr V = C.arg(S), T = C.arg(1 - S);
+        if (!isIntVar(V) || T.is_numeral())
+          continue;
+        if (std::optional<Interval> I = linearInterval(T, Bounds)) {
+          Interval &B = Bounds[V.id()];
+          B.Lo = std::max(B.Lo, I->Lo);
+          B.Hi = std::min(B.Hi, I->Hi);
+        }
+      }
+    }
   return Bounds;
 }
 } // namespace
+
+namespace {
+/// A top-level fact `X < C * Y` (Y not a numeral): (X, Y) and C; nullopt
+/// for other conjuncts. Reads `not (C * Y <= X)`, `X < C * Y` and
+/// `C * Y > X`, the product either way round.
+std::optional<std::tuple<z3::expr, z3::expr, int64_t>>
+upperByMultiple(const z3::expr &Cj) {
+  bool Neg = false;
+  std::optional<z3::expr> Xo = comparison(Cj, Neg);
+  if (!Xo)
+    return std::nullopt;
+  const z3::expr &X = *Xo;
+  Z3_decl_kind Kd = X.decl().decl_kind();
+  // Small < Large, strictly.
+  std::optional<std::pair<z3::expr, z3::expr>> Lt;
+  if (!Neg && Kd == Z3_OP_LT)
+    Lt = {X.arg(0), X.arg(1)};
+  else if (!Neg && Kd == Z3_OP_GT)
+    Lt = {X.arg(1), X.arg(0)};
+  else if (Neg && Kd == Z3_OP_LE)
+    Lt = {X.arg(1), X.arg(0)};
+  else if (Neg && Kd == Z3_OP_GE)
+    Lt = {X.arg(0), X.arg(1)};
+  if (!Lt)
+    return std::nullopt;
+  const z3::expr &M = Lt->second;
+  if (!M.is_app() || M.decl().decl_kind() != Z3_OP_MUL || M.num_args() != 2)
+    return std::nullopt;
+  int64_t C = 0;
+  for (int S = 0; S < 2; ++S)
+    if (M.arg(S).is_numeral_i64(C) && !M.arg(1 - S).is_numeral())
+      return std::make_tuple(Lt->first, M.arg(1 - S), C);
+  return std::nullopt;
+}
+
+/// \p E with the quotients and remainders of \p Q (by (dividend,
+/// divisor) AST ids) replaced: `div(x, y)` by q, `mod(x, y)` by x - q * y.
+z3::expr
+quotientsRec(const z3::expr &E,
+             const std::map<std::pair<unsigned, unsigned>, z3::expr> &Q,
+             std::map<unsigned, z3::expr> &Memo) {
+  auto Replace = [&](const z3::expr &X) -> std::optional<z3::expr> {
+    Z3_decl_kind Kd = X.decl().decl_kind();
+    if ((Kd != Z3_OP_IDIV && Kd != Z3_OP_MOD) || X.num_args() != 2)
+      return std::nullopt;
+    auto It = Q.find({X.arg(0).id(), X.arg(1).id()});
+    if (It == Q.end())
+      return std::nullopt;
+    return Kd == Z3_OP_IDIV ? It->second : X.arg(0) - It->second * X.arg(1);
+  };
+  return rewriteTerms(E, Replace, Memo);
+}
+} // namespace
+
+z3::expr boundQuotients(const z3::expr &F0,
+                        std::vector<Analysis::SplitVar> &Quotients) {
+  z3::expr F = simplifyByBounds(F0);
+  std::vector<z3::expr> Cs;
+  conjuncts(F, Cs);
+  std::map<unsigned, Interval> Bounds = boundsOf(F, /*Definitions=*/true);
+  z3::context &Z = F.ctx();
+  std::map<std::pair<unsigned, unsigned>, z3::expr> Q;
+  z3::expr Facts = Z.bool_val(true);
+  for (const z3::expr &Cj : Cs) {
+    auto U = upperByMultiple(Cj);
+    if (!U)
+      continue;
+    const auto &[X, Y, C] = *U;
+    std::optional<Interval> IX = linearInterval(X, Bounds);
+    if (C < 1 || C > 16 || !IX || IX->Lo < 0 || Q.count({X.id(), Y.id()}))
+      continue;
+    z3::expr V =
+        Z.int_const(("quot:" + std::to_string(Quotients.size())).c_str());
+    Q.emplace(std::make_pair(X.id(), Y.id()), V);
+    Quotients.push_back({V, 0, C});
+    Facts = Facts && Y >= 1 && V >= 0 && V < Z.int_val(C) && V * Y <= X &&
+            X < V * Y + Y;
+  }
+  if (Q.empty())
+    return F;
+  std::map<unsigned, z3::expr> Memo;
+  z3::expr R = quotientsRec(F, Q, Memo);
+  if (z3::eq(R, F)) {
+    Quotients.erase(Quotients.end() - Q.size(), Quotients.end());
+    return F;
+  }
+  return simplifyByBounds((R && Facts).simplify());
+}
 
 std::map<unsigned, std::pair<int64_t, int64_t>>
 topLevelBounds(const z3::expr &F) {
@@ -146,20 +387,46 @@ topLevelBounds(const z3::expr &F) {
   return Out;
 }
 
-z3::expr pruneByBounds(const z3::expr &F) {
-  std::map<unsigned, Interval> Bounds = boundsOf(F);
+namespace {
+/// pruneByBounds() (\p All false) and simplifyByBounds() (\p All true).
+z3::expr pruneWith(const z3::expr &F0, bool All) {
+  std::map<unsigned, Interval> Bounds = boundsOf(F0, /*Definitions=*/All);
   bool Any = false;
   for (const auto &[Id, B] : Bounds) {
     if (B.Lo > B.Hi)
-      return F.ctx().bool_val(false);
+      return F0.ctx().bool_val(false);
     Any = Any || B.Lo != std::numeric_limits<int64_t>::min() ||
           B.Hi != std::numeric_limits<int64_t>::max();
   }
   if (!Any)
-    return F;
+    return F0;
+  z3::expr F = F0;
+  bool Changed = false;
   std::map<unsigned, z3::expr> Memo;
-  z3::expr R = pruneRec(F, Bounds, Memo);
-  return z3::eq(R, F) ? F : R.simplify();
+  if (!All) {
+    z3::expr R = pruneRec(F, Bounds, All, Memo);
+    return Changed || !z3::eq(R, F) ? R.simplify() : F0;
+  }
+  // The comparisons that give the bounds stay as they are (they would
+  // otherwise decide themselves); every other conjunct is pruned by them.
+  std::vector<z3::expr> Cs;
+  conjuncts(F, Cs);
+  z3::expr_vector Out(F.ctx());
+  for (const z3::expr &C : Cs) {
+    z3::expr R = parseCmp(C) ? C : pruneRec(C, Bounds, All, Memo);
+    Changed = Changed || !z3::eq(R, C);
+    Out.push_back(R);
+  }
+  return Changed ? z3::mk_and(Out).simplify() : F0;
+}
+} // namespace
+
+z3::expr pruneByBounds(const z3::expr &F) {
+  return pruneWith(F, /*All=*/false);
+}
+
+z3::expr simplifyByBounds(const z3::expr &F) {
+  return pruneWith(F, /*All=*/true);
 }
 
 //===----------------------------------------------------------------------===//

@@ -814,6 +814,10 @@ z3::check_result Analysis::decide(const z3::expr &FC, unsigned W,
   // (docs/performance.md, "Huge pages for the workers, templates in the
   // PCH, a shorter unsat filter").
   auto Filter = [&](const z3::expr &G) {
+    // Simplified to false already (boundQuotients()): nothing to run, and
+    // no resource count to charge.
+    if (G.is_false())
+      return true;
     z3::solver T = (z3::tactic(Z, "simplify") & z3::tactic(Z, "purify-arith") &
                     z3::tactic(Z, "solve-eqs") & z3::tactic(Z, "smt"))
                        .mk_solver();
@@ -834,9 +838,28 @@ z3::check_result Analysis::decide(const z3::expr &FC, unsigned W,
   for (const SplitVar &V : Bounded)
     if (smallRange(V.V.decl().name().str(), W, /*AnyBound=*/true))
       Named.push_back(V);
+  // For the filter only, the query simplified by its bounds (the sign cases
+  // of C division go), and quotients by a size that the query bounds (`i /
+  // n` with `0 <= i < W * n`) as bounded variables with chains of their own
+  // (boundQuotients(); the same satisfiability): the all-to-all's pair
+  // queries over `I / N` are then linear (docs/performance.md, sixth
+  // session).
+  std::vector<SplitVar> Quots;
+  std::optional<z3::expr> FQ;
+  auto Simplified = [&]() -> const z3::expr & {
+    if (!FQ)
+      FQ = boundQuotients(FC, Quots);
+    return *FQ;
+  };
+  auto FilterQuery = [&]() {
+    const z3::expr &G = Simplified();
+    std::vector<SplitVar> All = Bounded;
+    All.insert(All.end(), Quots.begin(), Quots.end());
+    return iteProducts(G, All);
+  };
   if (C == z3::unknown && !Named.empty()) {
     z3::expr G = iteProducts(FC, Named);
-    if (Filter(Bounded.size() == Named.size() ? G : iteProducts(FC, Bounded))) {
+    if (Filter(FilterQuery())) {
       C = z3::unsat;
     } else {
       z3::solver S = fullSolver(G);
@@ -848,8 +871,9 @@ z3::check_result Analysis::decide(const z3::expr &FC, unsigned W,
   }
   if (C == z3::unknown && !BudgetHit)
     C = cheapCheck(FC, Budget / 16, &Model, Reason);
-  if (C == z3::unknown && !BudgetHit && Named.empty() && !Bounded.empty() &&
-      Filter(iteProducts(FC, Bounded)))
+  if (C == z3::unknown && !BudgetHit && Named.empty() &&
+      (!Bounded.empty() || (Simplified(), !Quots.empty())) &&
+      Filter(FilterQuery()))
     C = z3::unsat;
   if (C == z3::unknown && !BudgetHit) {
     size_t Cases = 1;

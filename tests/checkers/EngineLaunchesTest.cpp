@@ -113,6 +113,60 @@ TEST(EngineLaunches, PruneByBoundsOnlyUsesTopLevelConjuncts) {
   EXPECT_EQ(check(A, pruneByBounds(E) && Y == 2), z3::unsat);
 }
 
+TEST(EngineLaunches, SimplifyByBoundsDecidesComparisonsThroughDefinitions) {
+  KB K;
+  Fixture F(K);
+  Analysis &A = *F;
+  z3::expr B = A.var("bid.x", 1), T = A.var("tid.x", 1),
+           It = A.var("iter:0", 1), I = A.var("loop:0", 1),
+           Y = A.var("param:y", 0);
+  // The sign case of C division as the encoder writes it: I >= 0 holds
+  // because I is defined as a sum of non-negative terms.
+  z3::expr G = B >= 0 && B < 4 && T >= 0 && T < 256 && It >= 0 &&
+               I == 256 * B + T + 1024 * It &&
+               Y == z3::ite(I >= 0, I, -I) +
+                        z3::ite(I < -5, A.Z.int_val(1), A.Z.int_val(0));
+  z3::expr S = simplifyByBounds(G);
+  EXPECT_TRUE(hasOp(G, Z3_OP_ITE));
+  EXPECT_FALSE(hasOp(S, Z3_OP_ITE));
+  // The same value on every assignment.
+  EXPECT_EQ(check(A, G != S), z3::unsat);
+  // pruneByBounds() decides equalities only: the ites stay.
+  EXPECT_TRUE(hasOp(pruneByBounds(G), Z3_OP_ITE));
+}
+
+TEST(EngineLaunches, BoundQuotientsMakesQuotientsBoundedVariables) {
+  KB K;
+  Fixture F(K);
+  Analysis &A = *F;
+  z3::expr I = A.var("loop:0", 1), N = A.var("param:n", 0),
+           P = A.var("param:p", 0), O = A.var("param:o", 0);
+  // A loop over W = 8 chunks of n elements: I / n is the chunk, I % n the
+  // offset in it.
+  z3::expr G = I >= 0 && !(8 * N <= I) &&
+               P == z3::ite(N == 0, A.Z.int_val(0), I / N) &&
+               O == z3::mod(I, N);
+  std::vector<Analysis::SplitVar> Qs;
+  z3::expr Q = boundQuotients(G, Qs);
+  ASSERT_EQ(Qs.size(), 1u);
+  EXPECT_EQ(Qs[0].Lo, 0);
+  EXPECT_EQ(Qs[0].Hi, 8);
+  EXPECT_FALSE(hasOp(Q, Z3_OP_IDIV));
+  EXPECT_FALSE(hasOp(Q, Z3_OP_MOD));
+  // With the chain over the quotient the query is linear.
+  EXPECT_FALSE(hasOp(iteProducts(Q, Qs), Z3_OP_MUL));
+  // The same satisfiability, also where G is unsatisfiable.
+  for (const z3::expr &X : {P == 7 && O == 3, P == 8, O < 0 || O >= N}) {
+    EXPECT_EQ(check(A, G && X), check(A, Q && X));
+  }
+  EXPECT_EQ(check(A, Q && P == 8), z3::unsat);
+  // Without a bound x < c * y on the dividend nothing changes.
+  std::vector<Analysis::SplitVar> None;
+  z3::expr H = I >= 0 && P == I / N;
+  EXPECT_TRUE(z3::eq(boundQuotients(H, None), simplifyByBounds(H)));
+  EXPECT_TRUE(None.empty());
+}
+
 /// A launch of \p K with grid \p Grid (null: not constant), 64 threads
 /// and the arguments slot = \p Slot, r = \p R.
 LaunchSite siteOf(const KB &K, ExprRef Grid, ExprRef Slot, ExprRef R,

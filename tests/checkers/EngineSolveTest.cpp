@@ -245,23 +245,6 @@ TEST(EngineSolve, QueryCutByTheBudgetIsNotCachedForTheNextChecker) {
   EXPECT_EQ(B.CacheHits, 0u);
 }
 
-/// True if \p E holds a product of two or more non-numeral factors.
-bool hasNonLinearProduct(const z3::expr &E) {
-  if (!E.is_app())
-    return false;
-  if (E.decl().decl_kind() == Z3_OP_MUL) {
-    unsigned NonNum = 0;
-    for (unsigned I = 0; I < E.num_args(); ++I)
-      NonNum += !E.arg(I).is_numeral();
-    if (NonNum >= 2)
-      return true;
-  }
-  for (unsigned I = 0; I < E.num_args(); ++I)
-    if (hasNonLinearProduct(E.arg(I)))
-      return true;
-  return false;
-}
-
 TEST(EngineSolve, ChunkIndexTimesChunkBecomesALinearChain) {
   KB K;
   K.launch(4, 256);
@@ -273,8 +256,8 @@ TEST(EngineSolve, ChunkIndexTimesChunkBecomesALinearChain) {
   z3::expr P = z3::mod(R - S - 1 + 8, A.Z.int_val(4)) * N;
   std::vector<Analysis::SplitVar> Split = {{R, 0, 4}, {S, 0, 3}};
   z3::expr G = iteProducts(P, Split);
-  ASSERT_TRUE(hasNonLinearProduct(P));
-  EXPECT_FALSE(hasNonLinearProduct(G));
+  ASSERT_TRUE(hasOp(P, Z3_OP_MUL));
+  EXPECT_FALSE(hasOp(G, Z3_OP_MUL));
   // One leaf per value of the factor (4), not per (r, s) pair (12).
   unsigned Ites = 0;
   for (z3::expr E = G; E.is_app() && E.decl().decl_kind() == Z3_OP_ITE;
@@ -342,8 +325,8 @@ TEST(EngineSolve, BoundedBlockIndexIsAChainVariableOnlyWhenAsked) {
   EXPECT_EQ(Ch[0].Lo, 0);
   EXPECT_EQ(Ch[0].Hi, 4);
   // The chain leaves the query linear and keeps its value in range.
-  EXPECT_TRUE(hasNonLinearProduct(FC));
-  EXPECT_FALSE(hasNonLinearProduct(iteProducts(FC, Ch)));
+  EXPECT_TRUE(hasOp(FC, Z3_OP_MUL));
+  EXPECT_FALSE(hasOp(iteProducts(FC, Ch), Z3_OP_MUL));
   EXPECT_EQ(check(A, FC != iteProducts(FC, Ch)), z3::unsat);
   // A bound under a disjunction, or a range of more than 16 values, is not
   // one.

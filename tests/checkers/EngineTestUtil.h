@@ -40,6 +40,24 @@ inline z3::check_result check(chk::Analysis &A, const chk::Encoded &F) {
   return check(A, F.Term);
 }
 
+/// True if \p E has a subterm of kind \p Kd (a product counts only with
+/// two or more non-numeral factors).
+inline bool hasOp(const z3::expr &E, Z3_decl_kind Kd) {
+  if (!E.is_app())
+    return false;
+  if (E.decl().decl_kind() == Kd) {
+    unsigned NonNum = 0;
+    for (unsigned I = 0; I < E.num_args(); ++I)
+      NonNum += !E.arg(I).is_numeral();
+    if (Kd != Z3_OP_MUL || NonNum >= 2)
+      return true;
+  }
+  for (unsigned I = 0; I < E.num_args(); ++I)
+    if (hasOp(E.arg(I), Kd))
+      return true;
+  return false;
+}
+
 } // namespace pkb::cktest
 
 #endif // PKB_TESTS_CHECKERS_ENGINETESTUTIL_H

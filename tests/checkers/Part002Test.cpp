@@ -53,9 +53,8 @@ TEST(Checkers, Part002ReportsEveryLineOfOverlappingStores) {
     K.store(L, addr("bufs", c(0), tid()));
   K.barrier(13, v("param:epoch"));
   auto F = runOne(K.module(), "PART-002");
-  EXPECT_EQ(keys(F), (std::set<Key>{{10, "PART-002"},
-                                    {11, "PART-002"},
-                                    {12, "PART-002"}}))
+  EXPECT_EQ(keys(F), (std::set<Key>{
+                         {10, "PART-002"}, {11, "PART-002"}, {12, "PART-002"}}))
       << dump(F);
   for (const Finding &X : F)
     EXPECT_EQ(X.Sev, Severity::Error) << dump(F);
