@@ -544,6 +544,9 @@ z3::expr iteProducts(const z3::expr &E,
 /// if-then-else chains of variable shift amounts (`1 << rank` over 62
 /// amounts, of which W are in range) that concretize() would otherwise
 /// hand to the solver (docs/checkers.md, "Solver strategy and limits").
+/// Integer subterms that go through bit-vectors (`rank ^ 1`) and have one
+/// variable, bounded to at most 16 values, become the if-then-else chain of
+/// their values over its range (the same values inside the bounds).
 z3::expr pruneByBounds(const z3::expr &F);
 
 /// pruneByBounds() that decides every comparison of a bounded variable

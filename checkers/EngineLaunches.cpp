@@ -388,6 +388,76 @@ topLevelBounds(const z3::expr &F) {
 }
 
 namespace {
+/// The variable of a bit-vector round trip: for each subterm of \p E by AST
+/// id, whether it contains an `int2bv` and its one integer variable (null
+/// when it has none, \p Many when several).
+struct BitTerms {
+  struct Info {
+    bool Bits = false;
+    std::optional<z3::expr> Var;
+    bool Many = false;
+  };
+  std::map<unsigned, Info> Memo;
+
+  const Info &of(const z3::expr &E) {
+    if (auto It = Memo.find(E.id()); It != Memo.end())
+      return It->second;
+    Info I;
+    if (isIntVar(E)) {
+      I.Var = E;
+    } else if (E.is_app()) {
+      I.Bits = E.decl().decl_kind() == Z3_OP_INT2BV;
+      for (unsigned A = 0; A < E.num_args(); ++A) {
+        const Info &X = of(E.arg(A));
+        I.Bits = I.Bits || X.Bits;
+        I.Many =
+            I.Many || X.Many || (X.Var && I.Var && !z3::eq(*X.Var, *I.Var));
+        if (X.Var && !I.Var)
+          I.Var = X.Var;
+      }
+    }
+    return Memo.emplace(E.id(), std::move(I)).first->second;
+  }
+};
+
+/// \p F with every integer subterm that goes through bit-vectors (`rank ^
+/// 1`, `a | b`: `bv2int(int2bv(x) ^ ...)`) and has one variable x, bounded
+/// by \p Bounds to at most 16 values, replaced by the if-then-else chain of
+/// its values over x's range (the last one as the final else): the same
+/// value wherever x lies in its bounds, and linear. Z3 bit-blasts the
+/// round trip otherwise (the butterfly partner `rank ^ 1` of
+/// bar002_02_ptx.cu cost 30k to 60k units per query).
+z3::expr expandBitTerms(const z3::expr &F,
+                        const std::map<unsigned, Interval> &Bounds) {
+  BitTerms Info;
+  if (!Info.of(F).Bits)
+    return F;
+  std::map<unsigned, z3::expr> Memo;
+  auto Chain = [&](const z3::expr &E) -> std::optional<z3::expr> {
+    const BitTerms::Info &I = Info.of(E);
+    if (!E.is_int() || !I.Bits || I.Many || !I.Var)
+      return std::nullopt;
+    auto B = Bounds.find(I.Var->id());
+    if (B == Bounds.end() || B->second.Lo > B->second.Hi ||
+        B->second.Lo == std::numeric_limits<int64_t>::min() ||
+        B->second.Hi - B->second.Lo >= 16)
+      return std::nullopt;
+    z3::context &Z = E.ctx();
+    std::optional<z3::expr> R;
+    for (int64_t V = B->second.Hi; V >= B->second.Lo; --V) {
+      z3::expr_vector From(Z), To(Z);
+      From.push_back(*I.Var);
+      To.push_back(Z.int_val(V));
+      z3::expr X = z3::expr(E).substitute(From, To).simplify();
+      if (!X.is_numeral())
+        return std::nullopt;
+      R = R ? z3::ite(*I.Var == Z.int_val(V), X, *R) : X;
+    }
+    return R;
+  };
+  return rewriteTerms(F, Chain, Memo);
+}
+
 /// pruneByBounds() (\p All false) and simplifyByBounds() (\p All true).
 z3::expr pruneWith(const z3::expr &F0, bool All) {
   std::map<unsigned, Interval> Bounds = boundsOf(F0, /*Definitions=*/All);
@@ -400,8 +470,10 @@ z3::expr pruneWith(const z3::expr &F0, bool All) {
   }
   if (!Any)
     return F0;
-  z3::expr F = F0;
-  bool Changed = false;
+  // Bit-vector round trips first (they contain no bound of their own, so
+  // the bounds stay those of F0).
+  z3::expr F = expandBitTerms(F0, Bounds);
+  bool Changed = !z3::eq(F, F0);
   std::map<unsigned, z3::expr> Memo;
   if (!All) {
     z3::expr R = pruneRec(F, Bounds, All, Memo);

@@ -113,6 +113,29 @@ TEST(EngineLaunches, PruneByBoundsOnlyUsesTopLevelConjuncts) {
   EXPECT_EQ(check(A, pruneByBounds(E) && Y == 2), z3::unsat);
 }
 
+TEST(EngineLaunches, PruneByBoundsExpandsBitTermsOfOneBoundedVariable) {
+  KB K;
+  Fixture F(K);
+  Analysis &A = *F;
+  z3::expr R = A.rank(1), Q = A.rank(2), M = A.var("param:m", 0);
+  auto Xor = [&](const z3::expr &X, const z3::expr &Y) {
+    return z3::bv2int(z3::int2bv(64, X) ^ z3::int2bv(64, Y), true);
+  };
+  // The butterfly partner `rank ^ 1` as the encoder writes it.
+  z3::expr G = R >= 0 && R < 8 && M == Xor(R, A.Z.int_val(1));
+  z3::expr P = pruneByBounds(G);
+  EXPECT_TRUE(hasOp(G, Z3_OP_INT2BV));
+  EXPECT_FALSE(hasOp(P, Z3_OP_INT2BV));
+  EXPECT_EQ(check(A, G != P), z3::unsat);
+  EXPECT_EQ(check(A, P && R == 2 && M == 3), z3::sat);
+  EXPECT_EQ(check(A, P && R == 2 && M == 1), z3::unsat);
+  // Two variables, or one without small bounds: left to the solver.
+  z3::expr H = R >= 0 && R < 8 && Q >= 0 && Q < 8 && M == Xor(R, Q);
+  EXPECT_TRUE(hasOp(pruneByBounds(H), Z3_OP_INT2BV));
+  z3::expr U = R >= 0 && R < 100 && M == Xor(R, A.Z.int_val(1));
+  EXPECT_TRUE(hasOp(pruneByBounds(U), Z3_OP_INT2BV));
+}
+
 TEST(EngineLaunches, SimplifyByBoundsDecidesComparisonsThroughDefinitions) {
   KB K;
   Fixture F(K);
