@@ -44,6 +44,12 @@ bool isWriteEvent(const Event &E);
 bool isReadEvent(const Event &E);
 /// True for read-modify-write events (Atomic, Reduction).
 bool isRmwEvent(const Event &E);
+/// True when the bytes \p E accesses start at a multiple of its width w by
+/// construction: an element index (Analysis::range() scales it by w, the
+/// access unit of an event with a width) and no byte offset other than a
+/// constant multiple of w. Two such accesses of one width overlap
+/// completely or not at all.
+bool alignedToWidth(const Event &E);
 /// True if \p O has release semantics (Release, AcqRel, SeqCst).
 bool isReleaseOrder(MemOrder O);
 /// True if \p O has acquire semantics (Acquire, AcqRel, SeqCst).

@@ -24,6 +24,15 @@ bool isReadEvent(const Event &E) {
          E.Kind == EventKind::SpinWait || E.Kind == EventKind::BulkCopy;
 }
 
+bool alignedToWidth(const Event &E) {
+  if (!E.Width || !E.Addr.Index)
+    return false;
+  if (!E.Addr.ByteOffset)
+    return true;
+  std::optional<int64_t> C = constOf(E.Addr.ByteOffset);
+  return C && *C % int64_t(E.Width) == 0;
+}
+
 bool isRmwEvent(const Event &E) {
   return E.Kind == EventKind::Atomic || E.Kind == EventKind::Reduction;
 }

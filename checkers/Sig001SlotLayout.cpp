@@ -77,7 +77,8 @@ public:
     Sync.insert(Sync.end(), A.Waits.begin(), A.Waits.end());
     for (size_t S : Sync) {
       const Event &E = A.ev(S);
-      if (E.Width <= 1)
+      // Aligned by construction: the query below is unsatisfiable.
+      if (E.Width <= 1 || alignedToWidth(E))
         continue;
       Analysis::Range Rg = A.range(S, 1);
       Encoded Q = A.exec(S, 1) && mod(Rg.Lo, A.Z.int_val(E.Width)) != 0;

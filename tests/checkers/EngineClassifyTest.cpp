@@ -32,6 +32,24 @@ TEST(EngineClassify, EventKindsAndOrders) {
   EXPECT_EQ(effectiveScope(St), Scope::CTA);
 }
 
+TEST(EngineClassify, AlignedToWidth) {
+  Event E;
+  E.Kind = EventKind::Store;
+  E.Width = 4;
+  EXPECT_FALSE(alignedToWidth(E)); // no element index
+  E.Addr.Index = bid() * c(8) + rank();
+  EXPECT_TRUE(alignedToWidth(E));
+  E.Addr.ByteOffset = c(8);
+  EXPECT_TRUE(alignedToWidth(E));
+  E.Addr.ByteOffset = c(2); // a 4-byte flag at byte 4k + 2
+  EXPECT_FALSE(alignedToWidth(E));
+  E.Addr.ByteOffset = tid();
+  EXPECT_FALSE(alignedToWidth(E));
+  E.Addr.ByteOffset = nullptr;
+  E.Width = 0; // an access of unknown size
+  EXPECT_FALSE(alignedToWidth(E));
+}
+
 TEST(EngineClassify, ExpressionHelpers) {
   EXPECT_TRUE(isThreadVarying(tid() + c(1)));
   EXPECT_FALSE(isThreadVarying(bid() * c(8) + rank()));
