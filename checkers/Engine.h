@@ -344,6 +344,14 @@ public:
   /// Launch configurations to try: from launch sites when constant,
   /// otherwise the documented representative set.
   const std::vector<LaunchDims> &launches();
+  /// The range [Lo, Hi] of model expression \p E over every agent of
+  /// world size \p W and launch \p L: thread and block indices within the
+  /// launch, 0 <= rank < W, the lane, W, the launch dimensions and the
+  /// parameters \p L binds, combined with +, -, * and `%` by a positive
+  /// constant (interval arithmetic); nullopt for any other variable or
+  /// operator and for values beyond 2^40. A superset of the values E takes.
+  std::optional<std::pair<int64_t, int64_t>>
+  valueRange(const ExprRef &E, unsigned W, const LaunchDims &L);
   /// True if the kernel has launch sites and every configuration of
   /// launches() binds the parameter variable \p Var ("param:Epoch") to a
   /// constant: its value is the same in every call.

@@ -592,6 +592,78 @@ const std::vector<LaunchDims> &Analysis::launches() {
   return Launches;
 }
 
+std::optional<std::pair<int64_t, int64_t>>
+Analysis::valueRange(const ExprRef &E, unsigned W, const LaunchDims &L) {
+  using R = std::pair<int64_t, int64_t>;
+  constexpr int64_t Lim = int64_t(1) << 40;
+  auto Ok = [&](const R &X) -> std::optional<R> {
+    if (X.first <= -Lim || X.second >= Lim)
+      return std::nullopt;
+    return X;
+  };
+  if (!E)
+    return std::nullopt;
+  switch (E->Op) {
+  case ExprOp::Const:
+    return Ok({E->Value, E->Value});
+  case ExprOp::Var: {
+    const std::string &N = E->Name;
+    static const char *Dims[3] = {"x", "y", "z"};
+    for (int D = 0; D < 3; ++D) {
+      if (N == std::string("tid.") + Dims[D])
+        return R{0, L.B[D] - 1};
+      if (N == std::string("bid.") + Dims[D])
+        return R{0, L.G[D] - 1};
+      if (N == std::string("bdim.") + Dims[D])
+        return R{L.B[D], L.B[D]};
+      if (N == std::string("gdim.") + Dims[D])
+        return R{L.G[D], L.G[D]};
+    }
+    if (N == "lane")
+      return R{0, 31};
+    // The coordinates, also through a parameter with their role (looked up
+    // here rather than through var(), which would create the variable).
+    const Param *P =
+        startsWith(N, "param:") ? K.findParam(N.substr(6)) : nullptr;
+    if (N == "rank" || (P && P->Role == ParamRole::Rank))
+      return R{0, int64_t(W) - 1};
+    if (N == "world_size" || (P && P->Role == ParamRole::WorldSize))
+      return R{W, W};
+    if (auto It = L.Bind.find(N); It != L.Bind.end())
+      return Ok({It->second, It->second});
+    return std::nullopt;
+  }
+  case ExprOp::Add:
+  case ExprOp::Sub:
+  case ExprOp::Mul: {
+    if (E->Ops.size() != 2)
+      return std::nullopt;
+    auto X = valueRange(E->Ops[0], W, L), Y = valueRange(E->Ops[1], W, L);
+    if (!X || !Y)
+      return std::nullopt;
+    if (E->Op == ExprOp::Add)
+      return Ok({X->first + Y->first, X->second + Y->second});
+    if (E->Op == ExprOp::Sub)
+      return Ok({X->first - Y->second, X->second - Y->first});
+    int64_t C[4] = {X->first * Y->first, X->first * Y->second,
+                    X->second * Y->first, X->second * Y->second};
+    return Ok({*std::min_element(C, C + 4), *std::max_element(C, C + 4)});
+  }
+  case ExprOp::Rem: {
+    // C remainder by a positive constant of a non-negative value.
+    if (E->Ops.size() != 2)
+      return std::nullopt;
+    int64_t M = constOf(E->Ops[1]).value_or(0);
+    auto X = valueRange(E->Ops[0], W, L);
+    if (M <= 0 || !X || X->first < 0)
+      return std::nullopt;
+    return R{0, std::min(X->second, M - 1)};
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
 bool Analysis::boundInEveryLaunch(const std::string &Var) {
   const std::vector<LaunchDims> &Ls = launches();
   return !K.Launches.empty() &&

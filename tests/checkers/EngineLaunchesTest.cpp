@@ -113,6 +113,25 @@ TEST(EngineLaunches, PruneByBoundsOnlyUsesTopLevelConjuncts) {
   EXPECT_EQ(check(A, pruneByBounds(E) && Y == 2), z3::unsat);
 }
 
+TEST(EngineLaunches, ValueRangeOverTheAgentsOfALaunch) {
+  KB K;
+  K.launch(8, 128);
+  Fixture F(K);
+  Analysis &A = *F;
+  LaunchDims L = F->launches().at(0);
+  L.Bind["param:slot"] = 5;
+  using P = std::pair<int64_t, int64_t>;
+  auto Rg = [&](const ExprRef &E, unsigned W) { return A.valueRange(E, W, L); };
+  EXPECT_EQ(Rg((c(1024) + bid() * c(8)) + tid(), 4), P(1024, 1024 + 56 + 127));
+  EXPECT_EQ(Rg(rank() * c(2) - c(1), 4), P(-1, 5));
+  EXPECT_EQ(Rg(gtid() % c(32), 8), P(0, 31));
+  EXPECT_EQ(Rg(v("param:slot") + W(), 8), P(13, 13));
+  // Unbound parameters, loop variables and other operators: unknown.
+  EXPECT_EQ(Rg(v("param:n") + tid(), 4), std::nullopt);
+  EXPECT_EQ(Rg(tid() / c(2), 4), std::nullopt);
+  EXPECT_EQ(Rg(c(int64_t(1) << 41), 4), std::nullopt);
+}
+
 TEST(EngineLaunches, PruneByBoundsExpandsBitTermsOfOneBoundedVariable) {
   KB K;
   Fixture F(K);
