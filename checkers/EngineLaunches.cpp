@@ -237,10 +237,13 @@ linearInterval(const z3::expr &E, const std::map<unsigned, Interval> &Bounds) {
       return std::nullopt;
     if (K == 0)
       return Interval{0, 0};
+    // An end times K; an unbounded end, or a product that overflows, is
+    // unbounded with the product's sign (a weaker bound).
     auto Mul = [&](int64_t V) {
-      if (V == NegInf || V == PosInf)
-        return (V == NegInf) == (K > 0) ? NegInf : PosInf;
-      return V * K;
+      int64_t P = 0;
+      if (V == NegInf || V == PosInf || __builtin_mul_overflow(V, K, &P))
+        return (V > 0) == (K > 0) ? PosInf : NegInf;
+      return P;
     };
     int64_t A = Mul(I->Lo), B = Mul(I->Hi);
     return Clip({std::min(A, B), std::max(A, B)});
@@ -440,6 +443,7 @@ z3::expr expandBitTerms(const z3::expr &F,
     auto B = Bounds.find(I.Var->id());
     if (B == Bounds.end() || B->second.Lo > B->second.Hi ||
         B->second.Lo == std::numeric_limits<int64_t>::min() ||
+        B->second.Hi == std::numeric_limits<int64_t>::max() ||
         B->second.Hi - B->second.Lo >= 16)
       return std::nullopt;
     z3::context &Z = E.ctx();
@@ -645,8 +649,11 @@ Analysis::valueRange(const ExprRef &E, unsigned W, const LaunchDims &L) {
       return Ok({X->first + Y->first, X->second + Y->second});
     if (E->Op == ExprOp::Sub)
       return Ok({X->first - Y->second, X->second - Y->first});
-    int64_t C[4] = {X->first * Y->first, X->first * Y->second,
-                    X->second * Y->first, X->second * Y->second};
+    int64_t C[4];
+    const int64_t XE[2] = {X->first, X->second}, YE[2] = {Y->first, Y->second};
+    for (int I = 0; I < 4; ++I)
+      if (__builtin_mul_overflow(XE[I / 2], YE[I % 2], &C[I]))
+        return std::nullopt;
     return Ok({*std::min_element(C, C + 4), *std::max_element(C, C + 4)});
   }
   case ExprOp::Rem: {
