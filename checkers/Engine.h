@@ -314,6 +314,12 @@ public:
     Encoded Owner, Lo, Hi;
   };
   Range range(size_t I, int A);
+  /// The bytes [Lo, Hi) that event \p I may access over every agent of
+  /// world size \p W and launch \p L: range()'s offsets (element index
+  /// times unitOf(), plus the byte offset) as intervals (valueRange());
+  /// nullopt where an offset has no known interval or no element index.
+  std::optional<std::pair<int64_t, int64_t>> byteRange(size_t I, unsigned W,
+                                                       const LaunchDims &L);
   /// Access unit of an event's Index (bytes per element).
   unsigned unitOf(size_t I) const;
   /// Both events touch overlapping bytes of the same object of the same

@@ -388,6 +388,24 @@ Analysis::Range Analysis::range(size_t I, int A) {
   return {{Owner, OwnerApprox}, {Lo, Approx}, {Hi, Approx}};
 }
 
+std::optional<std::pair<int64_t, int64_t>>
+Analysis::byteRange(size_t I, unsigned W, const LaunchDims &L) {
+  const Event &E = ev(I);
+  if (!E.Addr.Index)
+    return std::nullopt;
+  auto X = valueRange(E.Addr.Index, W, L);
+  auto B = E.Addr.ByteOffset
+               ? valueRange(E.Addr.ByteOffset, W, L)
+               : std::optional(std::make_pair(int64_t(0), int64_t(0)));
+  if (!X || !B)
+    return std::nullopt;
+  // The ends are below 2^40 in size and the unit is small: no overflow.
+  const int64_t U = unitOf(I);
+  return std::make_pair(X->first * U + B->first,
+                        X->second * U + B->second +
+                            std::max<int64_t>(1, E.Width));
+}
+
 Encoded Analysis::conflict(size_t I, int A, size_t J, int B) {
   const Event &E1 = ev(I), &E2 = ev(J);
   if (E1.Addr.Base.empty() || E1.Addr.Base != E2.Addr.Base)

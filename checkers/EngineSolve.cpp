@@ -857,7 +857,15 @@ z3::check_result Analysis::decide(const z3::expr &FC, unsigned W,
     All.insert(All.end(), Quots.begin(), Quots.end());
     return iteProducts(G, All);
   };
+  // Some variable of the filter's query has a chain.
+  auto FilterChains = [&]() {
+    Simplified();
+    return !Bounded.empty() || !Quots.empty();
+  };
   if (C == z3::unknown && !Named.empty()) {
+    // Built before the filter's query even when the filter decides: the
+    // order in which terms enter the context steers Z3's models (moving it
+    // changed the witnesses of three bundled files).
     z3::expr G = iteProducts(FC, Named);
     if (Filter(FilterQuery())) {
       C = z3::unsat;
@@ -871,8 +879,7 @@ z3::check_result Analysis::decide(const z3::expr &FC, unsigned W,
   }
   if (C == z3::unknown && !BudgetHit)
     C = cheapCheck(FC, Budget / 16, &Model, Reason);
-  if (C == z3::unknown && !BudgetHit && Named.empty() &&
-      (!Bounded.empty() || (Simplified(), !Quots.empty())) &&
+  if (C == z3::unknown && !BudgetHit && Named.empty() && FilterChains() &&
       Filter(FilterQuery()))
     C = z3::unsat;
   if (C == z3::unknown && !BudgetHit) {

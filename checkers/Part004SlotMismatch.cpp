@@ -340,6 +340,15 @@ private:
     }
   }
 
+  /// True when some launch of \p A comes from a visible launch site: then
+  /// report() solves under those launches only, else under the
+  /// representative ones, each of which must show the read.
+  static bool anyFromSite(Analysis &A) {
+    const std::vector<LaunchDims> &Ls = A.launches();
+    return std::any_of(Ls.begin(), Ls.end(),
+                       [](const LaunchDims &L) { return L.FromSite; });
+  }
+
   /// False when report() would decline the read \p Rd whatever the written
   /// bytes: its range is approximated, or under the first launch report()
   /// solves for, an expression of the read mentions a parameter other than
@@ -351,9 +360,7 @@ private:
     Analysis::Range R = A.range(Rd.Ev, 1);
     if (A.exec(Rd.Ev, 1).Approx || R.Owner.Approx || R.Lo.Approx || R.Hi.Approx)
       return false;
-    bool AnyFromSite = false;
-    for (const LaunchDims &L : A.launches())
-      AnyFromSite = AnyFromSite || L.FromSite;
+    const bool AnyFromSite = anyFromSite(A);
     for (LaunchDims L : A.launches()) {
       if (AnyFromSite && !L.FromSite)
         continue;
@@ -382,9 +389,7 @@ private:
       return false;
     WitnessSpec Wit = A.agentWitness({1});
     Wit.push_back({"byte", R.Lo});
-    bool AnyFromSite = false;
-    for (const LaunchDims &L : A.launches())
-      AnyFromSite = AnyFromSite || L.FromSite;
+    const bool AnyFromSite = anyFromSite(A);
     Outcome Found;
     for (LaunchDims L : A.launches()) {
       if (AnyFromSite && !L.FromSite)

@@ -39,25 +39,14 @@ public:
 
   /// True when the bytes of flag access \p S lie inside a pad of \p Pad
   /// bytes for every configured W and launch of the analysis, by interval
-  /// arithmetic over its offset (Analysis::valueRange(): thread and block
+  /// arithmetic over its offset (Analysis::byteRange(): thread and block
   /// indices, rank, launch dimensions): check (c)'s query is then
   /// unsatisfiable for each of them without solving it.
   static bool insidePad(Analysis &A, size_t S, uint64_t Pad) {
-    const Event &E = A.ev(S);
-    if (!E.Addr.Index)
-      return false;
     for (unsigned W : A.O.WorldSizes)
       for (const LaunchDims &L : A.launches()) {
-        auto I = A.valueRange(E.Addr.Index, W, L);
-        auto B = E.Addr.ByteOffset
-                     ? A.valueRange(E.Addr.ByteOffset, W, L)
-                     : std::optional(std::make_pair(int64_t(0), int64_t(0)));
-        if (!I || !B)
-          return false;
-        int64_t U = A.unitOf(S);
-        int64_t Lo = I->first * U + B->first;
-        int64_t Hi = I->second * U + B->second + std::max<int64_t>(1, E.Width);
-        if (Lo < 0 || Hi > int64_t(Pad))
+        auto R = A.byteRange(S, W, L);
+        if (!R || R->first < 0 || R->second > int64_t(Pad))
           return false;
       }
     return true;
