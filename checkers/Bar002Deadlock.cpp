@@ -18,6 +18,16 @@
 namespace pkb::chk {
 namespace {
 
+/// Most assignments of a sender's non-rank coordinates that noMatch() and
+/// arrivals() expand into a quantifier-free formula; beyond it noMatch()
+/// uses a universal quantifier and arrivals() gives up. 128 holds one
+/// signalling thread per peer (W <= 8) in each block of a 16-block grid,
+/// the shape of a per-block flag barrier: at 64 such senders fell back to
+/// quantified queries (sig001_02_rawptr.cu: BAR-002 2.33M -> 0.55M solver
+/// units; no other bundled file changed, docs/performance.md, seventh
+/// session).
+constexpr size_t kMaxSenderRows = 128;
+
 /// The assignments of a sender's coordinates (Analysis::enumerate) of one
 /// kernel, memoized: every wait that a signal may end enumerates the same
 /// sender instances for the same world size and launch, and so does every
@@ -219,7 +229,7 @@ public:
 
   /// "No instance of signal S (agent Sa) ends wait Wt of agent 1": the
   /// sender's thread, loop and other coordinates are enumerated (at most
-  /// 64 assignments) and its rank expanded over [0, W), giving a
+  /// kMaxSenderRows assignments) and its rank expanded over [0, W), giving a
   /// quantifier-free conjunction; with more assignments a universal
   /// quantifier is used instead. Per-block sync fixes the sender's block
   /// to the waiter's. Approximate when matches() is (also when no
@@ -239,7 +249,7 @@ public:
       if (!Fixed.count(X.to_string()))
         Xs.push_back(X);
     bool Complete = false;
-    auto Rows = Rc.rows(A, A.exec(S, Sa), Xs, Wn, L, 64, Complete);
+    auto Rows = Rc.rows(A, A.exec(S, Sa), Xs, Wn, L, kMaxSenderRows, Complete);
     if (!Complete) {
       z3::expr_vector BV(A.Z);
       for (const z3::expr &V : All)
@@ -278,9 +288,10 @@ public:
   /// Number of arrivals on the slot polled by wait \p Wt (agent 1) from
   /// counter signal \p S, as an integer term over agent 1's variables, for
   /// world size \p Wn and launch \p L. The sender's non-rank coordinates
-  /// are enumerated (at most 64 assignments) and its rank expanded over
-  /// [0, W); std::nullopt if that is not possible. Approximate when the
-  /// signal's instance is (also when no assignment is enumerated).
+  /// are enumerated (at most kMaxSenderRows assignments) and its rank
+  /// expanded over [0, W); std::nullopt if that is not possible.
+  /// Approximate when the signal's instance is (also when no assignment is
+  /// enumerated).
   std::optional<Encoded> arrivals(Analysis &A, RowCache &Rc, size_t S, int Sa,
                                   size_t Wt, bool PerBlock, unsigned Wn,
                                   const LaunchDims &L) const {
@@ -298,7 +309,7 @@ public:
       if (!Fixed.count(X.to_string()))
         Xs.push_back(X);
     bool Complete = false;
-    auto Rows = Rc.rows(A, A.exec(S, Sa), Xs, Wn, L, 64, Complete);
+    auto Rows = Rc.rows(A, A.exec(S, Sa), Xs, Wn, L, kMaxSenderRows, Complete);
     if (!Complete)
       return std::nullopt;
     M.Term = A.specialize(M.Term, Wn, L);
