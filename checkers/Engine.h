@@ -591,6 +591,17 @@ z3::expr simplifyByBounds(const z3::expr &F);
 z3::expr boundQuotients(const z3::expr &F,
                         std::vector<Analysis::SplitVar> &Quotients);
 
+/// \p F with each top-level comparison `x < T` (`<=`, `>`, `>=`, read
+/// through a negation) weakened where T holds a minimum with exactly one
+/// non-linear argument (a product of two non-constant terms, a division by
+/// one): min(a, b) <= a, so that argument is left out (`j < min(C, n - c *
+/// C)` becomes `j < C`); max, if-then-else and sums are bounded argument by
+/// argument. Every model of \p F is one of the result, so an unsatisfiable
+/// result proves \p F unsatisfiable, and nothing else follows from it: for
+/// the unsat filter only (docs/checkers.md, step 2). \p F itself (the same
+/// AST) when nothing is weakened.
+z3::expr relaxMinBounds(const z3::expr &F);
+
 /// The bounds [Lo, Hi] (inclusive; the int64 extremes where a side is
 /// unbounded, Lo > Hi when empty) that the top-level conjuncts of \p F put
 /// on its integer variables, keyed by the variable's AST id: the facts

@@ -382,6 +382,131 @@ z3::expr boundQuotients(const z3::expr &F0,
   return simplifyByBounds((R && Facts).simplify());
 }
 
+namespace {
+/// True if \p E multiplies two non-constant terms or divides by a
+/// non-constant one: what iteProducts() must turn into chains.
+bool nonlinear(const z3::expr &E, std::map<unsigned, bool> &Memo) {
+  if (!E.is_app())
+    return false;
+  if (auto It = Memo.find(E.id()); It != Memo.end())
+    return It->second;
+  bool R = false;
+  Z3_decl_kind Kd = E.decl().decl_kind();
+  if (Kd == Z3_OP_MUL) {
+    unsigned Terms = 0;
+    for (unsigned I = 0; I < E.num_args(); ++I)
+      Terms += !E.arg(I).is_numeral();
+    R = Terms > 1;
+  } else if ((Kd == Z3_OP_IDIV || Kd == Z3_OP_MOD || Kd == Z3_OP_REM) &&
+             E.num_args() == 2) {
+    R = !E.arg(1).is_numeral();
+  }
+  for (unsigned I = 0; I < E.num_args() && !R; ++I)
+    R = nonlinear(E.arg(I), Memo);
+  Memo.emplace(E.id(), R);
+  return R;
+}
+
+/// For `ite(c, a, b)` whose condition compares its two branches: +1 when it
+/// is min(a, b) (`a <= b`, `a < b`, `b >= a`, `b > a`, or the negation of
+/// a max condition), -1 when it is max(a, b), 0 otherwise.
+int minOrMax(const z3::expr &E) {
+  if (!E.is_app() || E.decl().decl_kind() != Z3_OP_ITE)
+    return 0;
+  bool Neg = false;
+  std::optional<z3::expr> C = comparison(E.arg(0), Neg);
+  if (!C || C->decl().decl_kind() == Z3_OP_EQ)
+    return 0;
+  const z3::expr &A = E.arg(1), &B = E.arg(2);
+  int Dir = 0; // +1: the condition says "first argument smaller"
+  if (z3::eq(C->arg(0), A) && z3::eq(C->arg(1), B))
+    Dir = 1;
+  else if (z3::eq(C->arg(0), B) && z3::eq(C->arg(1), A))
+    Dir = -1;
+  if (Dir == 0)
+    return 0;
+  Z3_decl_kind Kd = C->decl().decl_kind();
+  int Less = (Kd == Z3_OP_LE || Kd == Z3_OP_LT) ? 1 : -1;
+  // ite(a <= b, a, b) = min; ite(b <= a, a, b) = max; a negation swaps.
+  return Dir * Less * (Neg ? -1 : 1);
+}
+
+/// An upper bound of the integer term \p E that leaves out the non-linear
+/// arguments of its minima: min(a, b) <= a, so a minimum with exactly one
+/// non-linear argument is replaced by (the upper bound of) the other; max,
+/// if-then-else and sums are monotone and are bounded argument by
+/// argument. \p E itself where nothing is left out.
+z3::expr upperBound(const z3::expr &E, std::map<unsigned, bool> &NonLin,
+                    std::map<unsigned, z3::expr> &Memo) {
+  if (!E.is_app() || !E.is_int())
+    return E;
+  if (auto It = Memo.find(E.id()); It != Memo.end())
+    return It->second;
+  z3::expr R = E;
+  Z3_decl_kind Kd = E.decl().decl_kind();
+  if (int M = minOrMax(E); M == 1) {
+    bool NA = nonlinear(E.arg(1), NonLin), NB = nonlinear(E.arg(2), NonLin);
+    if (NA != NB)
+      R = upperBound(NA ? E.arg(2) : E.arg(1), NonLin, Memo);
+  } else if (M == -1 || Kd == Z3_OP_ITE) {
+    z3::expr A = upperBound(E.arg(1), NonLin, Memo),
+             B = upperBound(E.arg(2), NonLin, Memo);
+    if (!z3::eq(A, E.arg(1)) || !z3::eq(B, E.arg(2)))
+      R = M == -1 ? z3::ite(A >= B, A, B) : z3::ite(E.arg(0), A, B);
+  } else if (Kd == Z3_OP_ADD) {
+    z3::expr_vector Args(E.ctx());
+    bool Changed = false;
+    for (unsigned I = 0; I < E.num_args(); ++I) {
+      Args.push_back(upperBound(E.arg(I), NonLin, Memo));
+      Changed = Changed || !z3::eq(Args.back(), E.arg(I));
+    }
+    if (Changed)
+      R = z3::sum(Args);
+  }
+  Memo.emplace(E.id(), R);
+  return R;
+}
+} // namespace
+
+z3::expr relaxMinBounds(const z3::expr &F) {
+  std::vector<z3::expr> Cs;
+  conjuncts(F, Cs);
+  std::map<unsigned, bool> NonLin;
+  std::map<unsigned, z3::expr> Memo;
+  z3::expr_vector Out(F.ctx());
+  bool Changed = false;
+  for (const z3::expr &Cj : Cs) {
+    bool Neg = false;
+    std::optional<z3::expr> Xo = comparison(Cj, Neg);
+    z3::expr R = Cj;
+    if (Xo && Xo->arg(0).is_int()) {
+      // Small < Large (or <=), read through a negation.
+      Z3_decl_kind Kd = Xo->decl().decl_kind();
+      int Large = -1;
+      if (!Neg && (Kd == Z3_OP_LT || Kd == Z3_OP_LE))
+        Large = 1;
+      else if (!Neg && (Kd == Z3_OP_GT || Kd == Z3_OP_GE))
+        Large = 0;
+      else if (Neg && (Kd == Z3_OP_LE || Kd == Z3_OP_LT))
+        Large = 0;
+      else if (Neg && (Kd == Z3_OP_GE || Kd == Z3_OP_GT))
+        Large = 1;
+      if (Large >= 0) {
+        const z3::expr &L = Xo->arg(unsigned(Large));
+        z3::expr U = upperBound(L, NonLin, Memo);
+        if (!z3::eq(U, L)) {
+          z3::expr C = Large == 1 ? Xo->decl()(Xo->arg(0), U)
+                                  : Xo->decl()(U, Xo->arg(1));
+          R = Neg ? !C : C;
+        }
+      }
+    }
+    Changed = Changed || !z3::eq(R, Cj);
+    Out.push_back(R);
+  }
+  return Changed ? z3::mk_and(Out).simplify() : F;
+}
+
 std::map<unsigned, std::pair<int64_t, int64_t>>
 topLevelBounds(const z3::expr &F) {
   std::map<unsigned, std::pair<int64_t, int64_t>> Out;

@@ -209,6 +209,45 @@ TEST(EngineLaunches, BoundQuotientsMakesQuotientsBoundedVariables) {
   EXPECT_TRUE(None.empty());
 }
 
+TEST(EngineLaunches, RelaxMinBoundsLeavesOutNonlinearMinimumArguments) {
+  KB K;
+  Fixture F(K);
+  Analysis &A = *F;
+  z3::expr J = A.var("loop:1", 1), N = A.var("param:n", 0),
+           S = A.var("loop:0", 1), R = A.var("rank", 1);
+  z3::expr Zero = A.Z.int_val(0);
+  // A ring step's chunk: C = ceil(n / 8), chunk index c, and the clamp of
+  // the last chunk `j < max(0, min(C, n - c * C))` (chunk_len of
+  // c20_ring_allreduce_ptx.cu), written as the encoder writes min and max.
+  z3::expr C = (N + 7) / 8, Cx = z3::mod(R - S - 1 + 16, A.Z.int_val(8));
+  z3::expr X = N - Cx * C;
+  z3::expr Min = z3::ite(C <= X, C, X);
+  z3::expr Bound = z3::ite(Zero >= Min, Zero, Min);
+  z3::expr G =
+      J >= 0 && !(Bound <= J) && S >= 0 && S < 7 && R >= 0 && R < 8 && N >= 0;
+  z3::expr Weak = relaxMinBounds(G);
+  EXPECT_TRUE(hasOp(G, Z3_OP_MOD));
+  // The non-linear argument n - c * C is gone; `j < C` stays.
+  EXPECT_FALSE(hasOp(Weak, Z3_OP_MOD));
+  EXPECT_EQ(check(A, Weak && !(J < C)), z3::unsat);
+  // A weakening: every model of G is one of Weak, not the other way round.
+  EXPECT_EQ(check(A, G && !Weak), z3::unsat);
+  EXPECT_EQ(check(A, Weak && !G), z3::sat);
+  // The same through a negated comparison and with the arguments swapped
+  // (`not (j >= min(X, C))` with min written as ite(X < C, X, C)).
+  z3::expr Min2 = z3::ite(X < C, X, C);
+  EXPECT_FALSE(hasOp(relaxMinBounds(J >= 0 && !(J >= Min2)), Z3_OP_MOD));
+  // A maximum is not weakened by leaving an argument out (max(a, b) >= a),
+  // and a minimum of two linear or two non-linear arguments stays: the
+  // same AST.
+  z3::expr Max = z3::ite(C >= X, C, X);
+  z3::expr H = J >= 0 && !(Max <= J) && !(z3::ite(J <= N, J, N) <= S);
+  EXPECT_TRUE(z3::eq(relaxMinBounds(H), H));
+  z3::expr Both = z3::ite(X <= Cx * N, X, Cx * N);
+  z3::expr H2 = J < Both;
+  EXPECT_TRUE(z3::eq(relaxMinBounds(H2), H2));
+}
+
 /// A launch of \p K with grid \p Grid (null: not constant), 64 threads
 /// and the arguments slot = \p Slot, r = \p R.
 LaunchSite siteOf(const KB &K, ExprRef Grid, ExprRef Slot, ExprRef R,
