@@ -154,6 +154,10 @@ void setAnalysisProgressSink(std::function<void(const json &)> Sink) {
   progressSink() = std::move(Sink);
 }
 
+static bool KeepContexts = false;
+
+void keepCheckContextsUntilExit(bool Keep) { KeepContexts = Keep; }
+
 void emitAnalysisProgress(const json &Message) {
   if (progressSink())
     progressSink()(Message);
@@ -255,6 +259,10 @@ static FileReport analyzeFileHere(const std::string &Path,
                     {"report", toJson(P)}});
         }
       }
+      // Left to the process exit on purpose (keepCheckContextsUntilExit):
+      // the reference is never released, so the contexts are not deleted.
+      if (KeepContexts)
+        new std::shared_ptr<CheckContexts>(std::move(CO.Contexts));
     }
     finishReport(R);
 #else

@@ -84,6 +84,16 @@ struct FileReport {
 /// Process-wide; set it before analyzeFile runs.
 void setAnalysisProgressSink(std::function<void(const nlohmann::json &)> Sink);
 
+/// For a process that exits (`_exit`) right after its one analyzeFile call,
+/// a per-file worker of runInChildren: with \p Keep, analyzeFile leaves the
+/// file's check contexts (one Z3 context per kernel, with every term and
+/// query of its checkers) to the process exit instead of destroying them.
+/// Z3_del_context took 0.9 s of the 1.7 s of sig001_02_rawptr.cu, after
+/// its checkers had finished (docs/performance.md, seventh session).
+/// Process-wide; false (the default) destroys them as usual, as a process
+/// that analyzes several files must.
+void keepCheckContextsUntilExit(bool Keep);
+
 /// Sends \p Message to the progress sink, if one is set.
 void emitAnalysisProgress(const nlohmann::json &Message);
 

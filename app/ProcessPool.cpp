@@ -349,6 +349,9 @@ int runInChildren(const std::vector<std::string> &Paths,
                                      ? (size_t(Opts.MaxMemoryMiB) << 20) / 2
                                      : size_t(1) << 30);
       installCrashReporting(Paths[Index], Opts.MaxMemoryMiB, PipeFd);
+      // This child analyzes one file and then _exits (spawnProcess): the
+      // solver contexts need not be torn down first.
+      keepCheckContextsUntilExit(true);
       // One JSON object per line (dumpJson: invalid UTF-8 in file names is
       // replaced, not thrown on): progress, partial reports, the report.
       setAnalysisProgressSink([PipeFd](const nlohmann::json &M) {

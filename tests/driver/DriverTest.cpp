@@ -261,3 +261,29 @@ TEST(ProcessPool, TimeoutKeepsTheFindingsOfFinishedChecks) {
             std::string::npos)
       << R.Diags[0].Message;
 }
+
+TEST(ProcessPool, WorkersThatKeepTheirSolverContextsReportTheSame) {
+  // runInChildren's workers leave the check contexts to their exit
+  // (keepCheckContextsUntilExit); the report must be the one an analysis
+  // in this process gives, which destroys them.
+  const std::string File =
+      PKB_SOURCE_DIR "/kernels/corpus/buggy/sig001_02_rawptr.cu";
+  AnalyzeOptions O;
+  O.WorldSizes = {2, 3};
+  auto Stable = [](const FileReport &R) {
+    nlohmann::json J = toJson(R);
+    for (const char *K : {"seconds", "phases", "peak_rss_mib"})
+      J.erase(K);
+    return J;
+  };
+  FileReport Here = analyzeFile(File, O);
+  ASSERT_EQ(Here.Status, "ok");
+  ASSERT_FALSE(Here.Findings.empty());
+  std::vector<FileReport> Got;
+  runInChildren(
+      {File}, PoolOptions{},
+      [&](const std::string &P) { return analyzeFile(P, O); },
+      [&](size_t, FileReport R) { Got.push_back(std::move(R)); });
+  ASSERT_EQ(Got.size(), 1u);
+  EXPECT_EQ(Stable(Got[0]), Stable(Here));
+}
