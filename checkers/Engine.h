@@ -26,6 +26,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -204,6 +205,23 @@ inline Encoded forall(const z3::expr_vector &Vars, const Encoded &Body) {
 /// Witness entries to read back from a model: display name -> term. The
 /// flags of the terms count like the formula's (Analysis::solve()).
 using WitnessSpec = std::vector<std::pair<std::string, Encoded>>;
+
+/// The values that product factors over split variables take (the leaves
+/// of iteProducts()' if-then-else chains), memoized per z3::context: a ring
+/// schedule's chunk index `(rank - s - 1 + 2 * W) % W` takes the same values
+/// in every query of one world size, and computing them substitutes and
+/// simplifies the factor once per combination of its variables' values.
+struct FactorValueCache {
+  struct Entry {
+    z3::expr Factor; ///< Kept alive, so that its AST id stays its own.
+    /// (AST id, Lo, Hi) of each split variable of the factor, in order.
+    std::vector<std::tuple<unsigned, int64_t, int64_t>> Vars;
+    /// nullopt: some combination does not simplify to a numeral.
+    std::optional<std::set<int64_t>> Values;
+  };
+  /// Entries by the factor's AST id.
+  std::map<unsigned, std::vector<Entry>> ByFactor;
+};
 
 //===----------------------------------------------------------------------===//
 // The per-kernel analysis.
@@ -529,6 +547,8 @@ private:
     std::string Reason;
   };
   std::map<unsigned, std::vector<CacheEntry>> Cache;
+  /// Factor values of iteProducts(), for every query of this kernel.
+  FactorValueCache FactorValues;
 
   /// The translation of \p E for agent \p A; sets \p Approx when it
   /// involves opaque or unknown values (never clears it).
@@ -552,8 +572,11 @@ private:
 /// range, which the queries assert, and linear when t is. Quantifier
 /// bodies are left as they are (docs/checkers.md, "Solver strategy and
 /// limits").
+/// With \p Values, the factors' values are looked up there first and
+/// stored there (the result is the same AST either way).
 z3::expr iteProducts(const z3::expr &E,
-                     const std::vector<Analysis::SplitVar> &Split);
+                     const std::vector<Analysis::SplitVar> &Split,
+                     FactorValueCache *Values = nullptr);
 
 /// \p F with every equality `x == k` of an integer variable x and a
 /// constant k outside the bounds that the top-level conjuncts of \p F put

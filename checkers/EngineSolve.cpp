@@ -325,7 +325,8 @@ constexpr size_t MaxChainLeaves = 64;
 /// v1, ..., vn * Rest))`; nullopt when there are too many.
 std::optional<z3::expr>
 valueChain(const z3::expr &Factor, const z3::expr &Rest,
-           const std::vector<const Analysis::SplitVar *> &Vars) {
+           const std::vector<const Analysis::SplitVar *> &Vars,
+           FactorValueCache *Cache) {
   uint64_t Combinations = 1;
   for (const Analysis::SplitVar *SV : Vars) {
     Combinations *= uint64_t(SV->Hi - SV->Lo);
@@ -333,11 +334,30 @@ valueChain(const z3::expr &Factor, const z3::expr &Rest,
       return std::nullopt;
   }
   z3::context &C = Factor.ctx();
-  z3::expr_vector From(C), To(C);
-  std::set<int64_t> Values;
-  if (!factorValues(Factor, Vars, 0, From, To, Values) || Values.empty() ||
-      Values.size() > MaxChainLeaves)
+  auto Compute = [&]() -> std::optional<std::set<int64_t>> {
+    z3::expr_vector From(C), To(C);
+    std::set<int64_t> Values;
+    if (!factorValues(Factor, Vars, 0, From, To, Values))
+      return std::nullopt;
+    return Values;
+  };
+  std::optional<std::set<int64_t>> Found;
+  if (Cache) {
+    std::vector<std::tuple<unsigned, int64_t, int64_t>> Key;
+    for (const Analysis::SplitVar *SV : Vars)
+      Key.emplace_back(SV->V.id(), SV->Lo, SV->Hi);
+    std::vector<FactorValueCache::Entry> &Bucket = Cache->ByFactor[Factor.id()];
+    auto It = std::find_if(Bucket.begin(), Bucket.end(),
+                           [&](const auto &E) { return E.Vars == Key; });
+    if (It == Bucket.end())
+      It = Bucket.insert(Bucket.end(), {Factor, std::move(Key), Compute()});
+    Found = It->Values;
+  } else {
+    Found = Compute();
+  }
+  if (!Found || Found->empty() || Found->size() > MaxChainLeaves)
     return std::nullopt;
+  const std::set<int64_t> &Values = *Found;
   auto It = Values.rbegin();
   z3::expr Chain = C.int_val(*It) * Rest;
   for (++It; It != Values.rend(); ++It)
@@ -348,7 +368,8 @@ valueChain(const z3::expr &Factor, const z3::expr &Rest,
 z3::expr iteProductsRec(const z3::expr &E,
                         const std::vector<Analysis::SplitVar> &Split,
                         std::map<unsigned, z3::expr> &Memo,
-                        std::map<unsigned, std::optional<uint64_t>> &Deps) {
+                        std::map<unsigned, std::optional<uint64_t>> &Deps,
+                        FactorValueCache *Cache) {
   if (auto It = Memo.find(E.id()); It != Memo.end())
     return It->second;
   z3::expr R = E;
@@ -356,7 +377,7 @@ z3::expr iteProductsRec(const z3::expr &E,
     z3::expr_vector Args(E.ctx());
     bool Changed = false;
     for (unsigned I = 0; I < E.num_args(); ++I) {
-      z3::expr A = iteProductsRec(E.arg(I), Split, Memo, Deps);
+      z3::expr A = iteProductsRec(E.arg(I), Split, Memo, Deps, Cache);
       Changed |= !z3::eq(A, E.arg(I));
       Args.push_back(A);
     }
@@ -394,7 +415,7 @@ z3::expr iteProductsRec(const z3::expr &E,
           Rest = First ? Args[I] : Rest * Args[I];
           First = false;
         }
-      Chain = valueChain(Args[At], Rest, Over);
+      Chain = valueChain(Args[At], Rest, Over, Cache);
       if (Chain)
         break;
     }
@@ -409,10 +430,11 @@ z3::expr iteProductsRec(const z3::expr &E,
 } // namespace
 
 z3::expr iteProducts(const z3::expr &E,
-                     const std::vector<Analysis::SplitVar> &Split) {
+                     const std::vector<Analysis::SplitVar> &Split,
+                     FactorValueCache *Values) {
   std::map<unsigned, z3::expr> Memo;
   std::map<unsigned, std::optional<uint64_t>> Deps;
-  return iteProductsRec(E, Split, Memo, Deps);
+  return iteProductsRec(E, Split, Memo, Deps, Values);
 }
 
 namespace {
@@ -864,9 +886,10 @@ z3::check_result Analysis::decide(const z3::expr &FC, unsigned W,
     std::vector<SplitVar> All = Bounded;
     All.insert(All.end(), Quots.begin(), Quots.end());
     z3::expr Weak = relaxMinBounds(G);
-    if (!z3::eq(Weak, G) && Filter(iteProducts(Weak, All), Budget / 32))
+    if (!z3::eq(Weak, G) &&
+        Filter(iteProducts(Weak, All, &FactorValues), Budget / 32))
       return true;
-    return !BudgetHit && Filter(iteProducts(G, All), Budget / 8);
+    return !BudgetHit && Filter(iteProducts(G, All, &FactorValues), Budget / 8);
   };
   // Some variable of the filter's query has a chain.
   auto FilterChains = [&]() {
@@ -877,7 +900,7 @@ z3::check_result Analysis::decide(const z3::expr &FC, unsigned W,
     // Built before the filter's query even when the filter decides: the
     // order in which terms enter the context steers Z3's models (moving it
     // changed the witnesses of three bundled files).
-    z3::expr G = iteProducts(FC, Named);
+    z3::expr G = iteProducts(FC, Named, &FactorValues);
     if (FilterDecides()) {
       C = z3::unsat;
     } else {

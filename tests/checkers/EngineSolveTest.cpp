@@ -279,6 +279,28 @@ TEST(EngineSolve, ChunkIndexTimesChunkBecomesALinearChain) {
   // A factor that mentions another variable stays a product.
   z3::expr Q = (R + N) * N;
   EXPECT_TRUE(z3::eq(iteProducts(Q, Split), Q));
+  // With a FactorValueCache: the same chain, the factor's values computed
+  // once per split-variable ranges and then read back.
+  FactorValueCache Values;
+  EXPECT_TRUE(z3::eq(iteProducts(P, Split, &Values), G));
+  z3::expr P2 = P + 1;
+  EXPECT_TRUE(z3::eq(iteProducts(P2, Split, &Values), iteProducts(P2, Split)));
+  size_t Entries = 0;
+  for (const auto &[Id, Bucket] : Values.ByFactor)
+    Entries += Bucket.size();
+  EXPECT_EQ(Entries, 1u);
+  ASSERT_TRUE(
+      Values.ByFactor.count(z3::mod(R - S - 1 + 8, A.Z.int_val(4)).id()));
+  const FactorValueCache::Entry &E =
+      Values.ByFactor.at(z3::mod(R - S - 1 + 8, A.Z.int_val(4)).id()).front();
+  ASSERT_TRUE(E.Values);
+  EXPECT_EQ(*E.Values, (std::set<int64_t>{0, 1, 2, 3}));
+  // Other ranges are another entry (s in [0, 2) leaves the same 4 values
+  // here, but they are not assumed).
+  std::vector<Analysis::SplitVar> Narrow = {{R, 0, 4}, {S, 0, 2}};
+  const unsigned Factor = E.Factor.id(); // E moves when the bucket grows
+  iteProducts(P, Narrow, &Values);
+  EXPECT_EQ(Values.ByFactor.at(Factor).size(), 2u);
 }
 
 TEST(EngineSolve, LoopBoundedByWMinusOneHasASmallRange) {
