@@ -6,6 +6,9 @@
 #include "pkb/DiagCode.h"
 #include "pkb/Ingest.h"
 #include "pkb/ModelJson.h"
+#include "pkb/ProblemCatalogue.h"
+
+#include "Eval.h"
 
 #ifdef PKB_HAVE_ANALYZER
 #include "pkb/Checker.h"
@@ -163,6 +166,41 @@ void emitAnalysisProgress(const json &Message) {
     progressSink()(Message);
 }
 
+#ifdef PKB_HAVE_ANALYZER
+/// The checkers' view of the problem that file \p Path solves under option
+/// \p Spec (AnalyzeOptions::Problem): its size contract, or nullopt (no
+/// problem, "none", or a problem without a contract).
+static std::optional<ProblemSizes> problemSizesFor(const std::string &Spec,
+                                                   const std::string &Path) {
+  if (Spec == "none")
+    return std::nullopt;
+  int Id = 0;
+  if (!Spec.empty()) {
+    const CatalogueEntry *E = findCatalogueEntry(Spec);
+    if (!E)
+      return std::nullopt;
+    Id = E->Id;
+  } else if (std::optional<ProblemRef> P = problemFromFileName(Path)) {
+    Id = P->Id;
+  }
+  const SizeContract *C = sizeContract(Id);
+  const CatalogueEntry *E = findCatalogueEntry(Id);
+  if (!C || !E)
+    return std::nullopt;
+  ProblemSizes S;
+  S.Name = std::string(E->name());
+  S.InputTimesW = C->InputTimesW;
+  S.OutputTimesW = C->OutputTimesW;
+  S.OutputRootOnly = C->OutputRootOnly;
+  S.ElemBytes = static_cast<unsigned>(C->ElemBytes);
+  S.Sizes.assign(C->DefaultSizes.begin(), C->DefaultSizes.end());
+  S.Copies = C->Copies;
+  S.SourceByBlock = C->SourceByBlock;
+  S.SourceOffsetByRank = C->SourceOffsetByRank;
+  return S;
+}
+#endif
+
 FileReport analyzeFile(const std::string &Path, const AnalyzeOptions &Opts) {
   FileReport R;
   runOnLargeStack(kAnalysisStackBytes,
@@ -223,6 +261,7 @@ static FileReport analyzeFileHere(const std::string &Path,
       CO.WorldSizes = Opts.WorldSizes;
       CO.SolverTimeoutMs = Opts.SolverTimeoutMs;
       CO.Contexts = makeCheckContexts();
+      CO.Problem = problemSizesFor(Opts.Problem, Path);
       if (auto T = resolveTopology(Opts.Topology))
         CO.Target = std::move(*T);
       else

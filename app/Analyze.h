@@ -34,6 +34,11 @@ struct AnalyzeOptions {
   std::vector<unsigned> WorldSizes = {2, 3, 4, 5, 6, 7, 8};
   std::string Checks;   ///< --checks globs
   std::string Topology; ///< "" = no target named (docs/checkers.md)
+  /// The problem every file solves, an id or a name (`--problem`); empty:
+  /// each file's own, from its name (`<id>_<name>...`, as eval does);
+  /// "none": no problem. Only problems with a size contract
+  /// (pkb::sizeContract()) reach the checkers (CheckOptions::Problem).
+  std::string Problem;
   unsigned SolverTimeoutMs = 2000;
 };
 

@@ -104,6 +104,9 @@ struct CheckArgs {
   unsigned MaxMemory = 8192;
   std::string Checks;
   std::string Topology; ///< "" = no target named
+  /// `check --problem`: the problem of every file (id, name or "none");
+  /// empty: from each file's name (AnalyzeOptions::Problem).
+  std::string Problem;
   unsigned SolverTimeoutMs = 2000;
   bool Progress = false;
   bool Profile = false; ///< --profile: time per phase and slowest files
@@ -303,6 +306,13 @@ int runCheck(CheckArgs &A) {
   Opts.Checks = A.Checks;
   Opts.Topology = A.Topology;
   Opts.SolverTimeoutMs = A.SolverTimeoutMs;
+  Opts.Problem = A.Problem;
+  if (!A.Problem.empty() && A.Problem != "none" &&
+      !findCatalogueEntry(A.Problem)) {
+    std::cerr << "pkbcheck: error: unknown --problem '" << A.Problem
+              << "' (a PKB id or name, or none; see pkbcheck problems)\n";
+    return 2;
+  }
   if (auto T = resolveTopology(A.Topology); !T) {
     std::cerr << "pkbcheck: error: " << T.error().Message << "\n";
     return 2;
@@ -534,6 +544,7 @@ int runEvalCommand(CheckArgs &A, EvalOptions &E, const std::string &Problem,
       return 2;
     }
     E.Problem = P;
+    E.Analyze.Problem = std::to_string(P.Id);
   }
   E.Analyze.CudaPath = A.CudaPath;
   E.Analyze.ForceShims = A.Shims;
@@ -641,6 +652,11 @@ void addAnalyzerCommands(CLI::App &App, int &ExitCode) {
                     "Target: h200x2-nvlink, h100x8-nvswitch, h200x8-nvswitch, "
                     "generic, or a topology JSON file (default: none; "
                     "multicast use is then a note)");
+  Check->add_option(
+      "--problem", A->Problem,
+      "PKB problem id or name of every file, or none (default: from each "
+      "file's name, e.g. 1_allreduce_push.cu); its output sizes bound "
+      "PART-003");
   Check
       ->add_option("--solver-timeout", A->SolverTimeoutMs,
                    "Milliseconds per solver query; past it: unknown")

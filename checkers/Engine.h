@@ -66,6 +66,12 @@ bool isNarrowScope(Scope S);
 
 /// True if any Var of \p E satisfies \p Pred (Opaque nodes count when
 /// \p OpaqueCounts).
+/// True if the host expression \p E (LaunchSite::Arg::Host, HostCond,
+/// HostOp::Bytes) names nothing but what Analysis::hostTerm() replaces:
+/// rank, world size and the extents and element counts of In[0] and Out[0]
+/// (constants aside). Null is true.
+bool onlyHostNames(const ExprRef &E);
+
 bool anyVar(const ExprRef &E,
             const std::function<bool(const std::string &)> &Pred,
             bool OpaqueCounts = false);
@@ -304,6 +310,19 @@ public:
   Encoded toBool(const ExprRef &E, int A);
   /// Ranges of agent \p A: tid < bdim, bid < gdim, 0 <= rank < W, lane.
   z3::expr agentRange(int A);
+  /// The host expression \p E of a candidate's pkb_candidate_run
+  /// (LaunchSite::Arg::Host, HostOp::Bytes) for problem \p PS at size \p
+  /// Size (a term), on the rank \p Rank, at world size \p W: the tensor
+  /// extents and element counts of `In[0]` and `Out[0]` become the
+  /// problem's (1-D tensors: n or W * n elements). Exact unless \p E
+  /// holds other names (they stay free and make it approximate).
+  Encoded hostTerm(const ExprRef &E, const ProblemSizes &PS,
+                   const z3::expr &Size, const z3::expr &Rank, unsigned W);
+  /// The condition form of hostTerm() (LaunchSite::HostCond).
+  Encoded hostCond(const ExprRef &E, const ProblemSizes &PS,
+                   const z3::expr &Size, const z3::expr &Rank, unsigned W);
+  /// \p Size is one of the problem's sizes \p PS.Sizes.
+  z3::expr problemSize(const ProblemSizes &PS, const z3::expr &Size);
   z3::expr rank(int A) { return var("rank", A); }
   z3::expr sameRank(int A, int B) { return rank(A) == rank(B); }
   z3::expr sameBlock(int A, int B);

@@ -57,6 +57,68 @@ std::vector<z3::expr> Analysis::agentVars(int A) const {
   return R;
 }
 
+/// The agent whose variables hold a host expression before hostTerm()
+/// replaces them.
+static constexpr int HostAgent = 98;
+
+/// The replacements of hostTerm() for problem \p PS.
+static void hostNames(Analysis &An, const ProblemSizes &PS,
+                      const z3::expr &Size, const z3::expr &Rank, unsigned W,
+                      z3::expr_vector &From, z3::expr_vector &To) {
+  z3::expr Wv = An.Z.int_val(W);
+  z3::expr InN = PS.InputTimesW ? Wv * Size : Size;
+  z3::expr OutN = PS.OutputTimesW ? Wv * Size : Size;
+  for (const char *N : {"host:In[0].shape[0]", "host:In[0].numel"}) {
+    From.push_back(An.var(N, HostAgent));
+    To.push_back(InN);
+  }
+  for (const char *N : {"host:Out[0].shape[0]", "host:Out[0].numel"}) {
+    From.push_back(An.var(N, HostAgent));
+    To.push_back(OutN);
+  }
+  From.push_back(An.rank(HostAgent));
+  To.push_back(Rank);
+  From.push_back(An.var("world_size", HostAgent));
+  To.push_back(Wv);
+}
+
+bool onlyHostNames(const ExprRef &E) {
+  return !anyVar(E, [](const std::string &N) {
+    return N != "rank" && N != "world_size" && N != "host:In[0].shape[0]" &&
+           N != "host:In[0].numel" && N != "host:Out[0].shape[0]" &&
+           N != "host:Out[0].numel";
+  });
+}
+
+/// \p T, the term of host expression \p E for HostAgent, with the names
+/// of hostNames() replaced.
+static Encoded hostReplaced(Analysis &An, const Encoded &T, const ExprRef &E,
+                            const ProblemSizes &PS, const z3::expr &Size,
+                            const z3::expr &Rank, unsigned W) {
+  z3::expr_vector From(An.Z), To(An.Z);
+  hostNames(An, PS, Size, Rank, W, From, To);
+  return T.substitute(From, To).orApprox(!onlyHostNames(E));
+}
+
+Encoded Analysis::hostTerm(const ExprRef &E, const ProblemSizes &PS,
+                           const z3::expr &Size, const z3::expr &Rank,
+                           unsigned W) {
+  return hostReplaced(*this, toInt(E, HostAgent), E, PS, Size, Rank, W);
+}
+
+Encoded Analysis::hostCond(const ExprRef &E, const ProblemSizes &PS,
+                           const z3::expr &Size, const z3::expr &Rank,
+                           unsigned W) {
+  return hostReplaced(*this, toBool(E, HostAgent), E, PS, Size, Rank, W);
+}
+
+z3::expr Analysis::problemSize(const ProblemSizes &PS, const z3::expr &Size) {
+  z3::expr R = Z.bool_val(false);
+  for (int64_t N : PS.Sizes)
+    R = R || Size == Z.int_val(N);
+  return R;
+}
+
 Encoded Analysis::toBool(const ExprRef &E, int A) {
   bool Approx = false;
   z3::expr T = trBool(E, A, Approx);
@@ -97,7 +159,7 @@ z3::expr Analysis::tr(const ExprRef &E, int A, bool &Approx) {
           startsWith(N, "bdim.") || startsWith(N, "gdim.") || N == "lane" ||
           N == "rank" || N == "world_size" || startsWith(N, "param:") ||
           startsWith(N, "loop:") || N == "epoch" || N == "call" ||
-          N == "polled"))
+          N == "polled" || startsWith(N, "host:")))
       Approx = true;
     if (startsWith(N, "local:")) {
       // A local declared on a loop header (e.g. `for (w = bdim / 2; w > 0;

@@ -31,6 +31,16 @@ public:
                  "part-003", ExplainsOutputMismatch | ExplainsUnwrittenOutput)
   PKB_CHECK_NEEDS(HasLocalWrite)
 
+  /// The output extent of checkOutput() for one W: elements [0, Limit) of
+  /// the buffer, under Extra (sizes, the extent parameter's host value, the
+  /// launch's host condition, the owner of a root-only output).
+  struct OutputExtent {
+    z3::expr Limit;
+    z3::expr Extra;
+    z3::expr ExtValue; ///< the extent parameter's value (it is replaced)
+    bool Approx = false;
+    z3::expr Size; ///< the problem size n (witness "size")
+  };
   /// True if loop \p Lp is a block-stride loop over one block's range,
   /// `for (v = X + tid.x; v < B; v += blockDim.x)` with X and B free of
   /// thread coordinates other than the block index and grid size: block b
@@ -80,19 +90,33 @@ public:
       if (A.isData(I) && !A.isShared(I) && isWriteEvent(A.ev(I)) &&
           !A.SymBases.count(A.ev(I).Addr.Base) && !A.ev(I).Addr.Peer)
         Bases.insert(A.ev(I).Addr.Base);
-    for (const std::string &B : Bases)
+    for (const std::string &B : Bases) {
+      size_t Before = Out.size() + Diags.size();
       checkBase(A, B, Out, Diags);
+      if (Out.size() + Diags.size() == Before && A.O.Problem)
+        checkOutput(A, B, Out, Diags);
+    }
   }
 
-  void checkBase(Analysis &A, const std::string &Base,
-                 std::vector<Finding> &Out,
-                 std::vector<Diagnostic> &Diags) const {
+  /// The writes of \p Base (event indices).
+  static std::vector<size_t> writesOf(Analysis &A, const std::string &Base) {
     std::vector<size_t> Ws;
     for (size_t I = 0; I < A.size(); ++I)
       if (isWriteEvent(A.ev(I)) && A.ev(I).Addr.Base == Base)
         Ws.push_back(I);
-    // Candidate extents and structural restrictions.
+    return Ws;
+  }
+
+  /// The ElementCount parameters ("param:N"; with \p AnyScalar also the
+  /// Scalar and Unknown ones) in the indices, guards and loop bounds of the
+  /// writes \p Ws; \p RankBound is set when a guard or loop bound mentions
+  /// the rank.
+  static std::set<std::string> extentsOf(Analysis &A,
+                                         const std::vector<size_t> &Ws,
+                                         bool &RankBound,
+                                         bool AnyScalar = false) {
     std::set<std::string> Extents;
+    RankBound = false;
     for (size_t I : Ws) {
       const Event &E = A.ev(I);
       std::vector<ExprRef> Parts(E.Guard.begin(), E.Guard.end());
@@ -105,37 +129,169 @@ public:
         }
       for (const ExprRef &P : Bounds)
         if (P && P->mentions("rank"))
-          return; // rank-dependent output size (e.g. reduce-scatter)
+          RankBound = true;
       for (const ExprRef &P : Parts)
         anyVar(P, [&](const std::string &N) {
           if (N.rfind("param:", 0) == 0)
             if (const Param *Pr = A.K.findParam(N.substr(6)))
-              if (Pr->Role == ParamRole::ElementCount)
+              if (Pr->Role == ParamRole::ElementCount ||
+                  (AnyScalar && (Pr->Role == ParamRole::Scalar ||
+                                 Pr->Role == ParamRole::Unknown)))
                 Extents.insert(N);
           return false;
         });
     }
+    return Extents;
+  }
+
+  /// Output extent from the problem (docs/checkers.md, PART-003): \p Base
+  /// is the kernel parameter that its one launch, in pkb_candidate_run,
+  /// binds to `Out[0].data`; the output then has the problem's element
+  /// count, and the extent parameter is the launch's host expression over
+  /// the input and output sizes. Checked at each default problem size.
+  void checkOutput(Analysis &A, const std::string &Base,
+                   std::vector<Finding> &Out,
+                   std::vector<Diagnostic> &Diags) const {
+    const ProblemSizes &PS = *A.O.Problem;
+    if (A.K.Launches.size() != 1 || PS.Sizes.empty())
+      return;
+    const LaunchSite &L = A.K.Launches.front();
+    if (!L.HostCondKnown)
+      return;
+    const LaunchSite::Arg *OutArg = nullptr;
+    for (const LaunchSite::Arg &Ar : L.Args)
+      if (Ar.Param == Base && Ar.OutTensor == 0)
+        OutArg = &Ar;
+    if (!OutArg)
+      return;
+    std::vector<size_t> Ws = writesOf(A, Base);
+    bool RankBound = false;
+    // Any scalar parameter the launch binds to a host expression bounds
+    // the output here, whatever its name (`N8`, `vecs`).
+    std::set<std::string> Extents = extentsOf(A, Ws, RankBound, true);
+    if (Extents.size() != 1)
+      return;
+    const std::string &Ext = *Extents.begin();
+    ExprRef Host;
+    for (const LaunchSite::Arg &Ar : L.Args)
+      if ("param:" + Ar.Param == Ext)
+        Host = Ar.Host                                     ? Ar.Host
+               : Ar.Value && Ar.Value->Op == ExprOp::Const ? Ar.Value
+                                                           : nullptr;
+    if (!Host)
+      return;
+    // Host names: the tensor extents of the contract, rank, world size.
+    if (!onlyHostNames(Host) || !onlyHostNames(L.HostCond) ||
+        Host->hasOpaque() || (L.HostCond && L.HostCond->hasOpaque()))
+      return;
+    const Param *BP = A.paramOf(Base);
+    unsigned Elem = BP && BP->ElemBytes ? BP->ElemBytes : A.unitOf(Ws.front());
+    z3::context &Z = A.Z;
+    z3::expr Size = Z.int_const("cov:size");
+    z3::expr Owner = Z.int_const("cov:owner");
+    auto ExtentFor = [&](unsigned W) -> std::optional<OutputExtent> {
+      // The host expressions are evaluated on the output's owner, whose
+      // host launches the kernel that writes its Out[0].
+      Encoded HostV = A.hostTerm(Host, PS, Size, Owner, W);
+      Encoded Cond = L.HostCond ? A.hostCond(L.HostCond, PS, Size, Owner, W)
+                                : Encoded(Z.bool_val(true));
+      z3::expr OutN = PS.OutputTimesW ? Z.int_val(W) * Size : Size;
+      return OutputExtent{
+          // Elements of Elem bytes that hold the output's bytes.
+          (OutN * Z.int_val(int64_t(PS.ElemBytes)) + Z.int_val(Elem - 1)) /
+              Z.int_val(Elem),
+          (A.problemSize(PS, Size) && Cond.Term &&
+           (PS.OutputRootOnly ? Owner == 0 : Z.bool_val(true))),
+          HostV.Term, HostV.Approx || Cond.Approx, Size};
+    };
+    unsigned W = 0;
+    bool Stop = false;
+    if (std::optional<Outcome> R =
+            firstGap(A, Base, Ws, Ext, Elem, ExtentFor, W, Stop, Out, Diags)) {
+      const Event &E = A.ev(Ws.front());
+      Finding F = makeFinding(
+          info().Id, A.K, E.Loc,
+          "element " + R->Witness["j"] + " of " + Base +
+              " (Out[0] of problem " + PS.Name + " at size n = " +
+              R->Witness["size"] + ", W = " + std::to_string(W) +
+              "; the launch passes " + Ext.substr(6) + " = " + Host->str() +
+              " = " + R->Witness["n"] + ") is written by no rank",
+          "derive the kernel's element count from the output tensor (" +
+              std::string(PS.OutputTimesW ? "W * n" : "n") + " elements for " +
+              PS.Name + ") and cover the tail that the vector width leaves");
+      for (size_t I : Ws)
+        relate(F, "write", A.ev(I));
+      applyOutcome(F, *R);
+      bool HasLaunch = false;
+      for (const auto &Rel : F.Related)
+        HasLaunch = HasLaunch || Rel.Role == "launch";
+      if (!HasLaunch)
+        F.Related.push_back({"launch", L.Loc,
+                             L.Kernel + "<<<...>>>(" + Ext.substr(6) + " = " +
+                                 Host->str() + ")"});
+      emit(Out, std::move(F));
+    }
+  }
+
+  /// Solves the gap of gap() for each configured W in ascending order, with
+  /// the output extent \p ExtentFor gives for W (nullopt: [0, N)); the
+  /// first satisfiable outcome and its \p FoundW, else nullopt. \p Stop
+  /// is set when a write's shape is unsupported or a query is undecided (a
+  /// note is emitted then): nothing more is to be asked about the buffer.
+  std::optional<Outcome> firstGap(
+      Analysis &A, const std::string &Base, const std::vector<size_t> &Ws,
+      const std::string &Ext, unsigned Elem,
+      const std::function<std::optional<OutputExtent>(unsigned)> &ExtentFor,
+      unsigned &FoundW, bool &Stop, std::vector<Finding> &Out,
+      std::vector<Diagnostic> &Diags) const {
+    Stop = false;
+    std::vector<unsigned> Ws2(A.O.WorldSizes.begin(), A.O.WorldSizes.end());
+    std::sort(Ws2.begin(), Ws2.end());
+    for (unsigned W : Ws2) {
+      std::optional<OutputExtent> X = ExtentFor(W);
+      std::optional<Outcome> R =
+          gap(A, Base, Ws, Ext, Elem, W, X ? &*X : nullptr);
+      if (!R || R->unknown()) {
+        Stop = true;
+        if (R) // undecided, else an unsupported shape
+          emitUnknown(info().Id, A.K, A.ev(Ws.front()), "output coverage", *R,
+                      Out, Diags);
+        return std::nullopt;
+      }
+      if (R->sat()) {
+        FoundW = W;
+        return R;
+      }
+    }
+    return std::nullopt;
+  }
+
+
+
+  void checkBase(Analysis &A, const std::string &Base,
+                 std::vector<Finding> &Out,
+                 std::vector<Diagnostic> &Diags) const {
+    std::vector<size_t> Ws = writesOf(A, Base);
+    // Candidate extents and structural restrictions.
+    bool RankBound = false;
+    std::set<std::string> Extents = extentsOf(A, Ws, RankBound);
+    if (RankBound)
+      return; // rank-dependent output size (e.g. reduce-scatter)
     if (Extents.empty())
       return;
     const Param *BP = A.paramOf(Base);
     unsigned Elem = BP && BP->ElemBytes ? BP->ElemBytes : A.unitOf(Ws.front());
     for (const std::string &Ext : Extents) {
       // Every other parameter must be absent: they would be free.
-      std::vector<unsigned> Ws2;
-      for (unsigned W : A.O.WorldSizes)
-        Ws2.push_back(W);
-      std::sort(Ws2.begin(), Ws2.end());
-      for (unsigned W : Ws2) {
-        std::optional<Outcome> R = gap(A, Base, Ws, Ext, Elem, W);
-        if (!R)
-          return; // unsupported shape
-        if (R->unknown()) {
-          emitUnknown(info().Id, A.K, A.ev(Ws.front()), "output coverage", *R,
-                      Out, Diags);
-          return;
-        }
-        if (!R->sat())
-          continue;
+      unsigned W = 0;
+      bool Stop = false;
+      std::optional<Outcome> R = firstGap(
+          A, Base, Ws, Ext, Elem,
+          [](unsigned) { return std::optional<OutputExtent>(); }, W, Stop, Out,
+          Diags);
+      if (Stop)
+        return;
+      if (R) {
         const Event &E = A.ev(Ws.front());
         Finding F = makeFinding(
             info().Id, A.K, E.Loc,
@@ -160,17 +316,17 @@ public:
   /// configuration.
   std::optional<Outcome> gap(Analysis &A, const std::string &Base,
                              const std::vector<size_t> &Ws,
-                             const std::string &Ext, unsigned Elem,
-                             unsigned W) const {
+                             const std::string &Ext, unsigned Elem, unsigned W,
+                             const OutputExtent *X = nullptr) const {
     bool PerLaunch = false;
     for (size_t I : Ws)
       if (std::optional<unsigned> C = coverLoop(A, A.ev(I)))
         PerLaunch = PerLaunch || blockStride(*A.K.findLoop(*C));
     if (!PerLaunch)
-      return gapFor(A, Base, Ws, Ext, Elem, W, nullptr);
+      return gapFor(A, Base, Ws, Ext, Elem, W, nullptr, X);
     std::optional<Outcome> Last;
     for (const LaunchDims &L : A.launches()) {
-      Last = gapFor(A, Base, Ws, Ext, Elem, W, &L);
+      Last = gapFor(A, Base, Ws, Ext, Elem, W, &L, X);
       if (!Last || Last->sat() || Last->unknown())
         return Last;
     }
@@ -178,17 +334,22 @@ public:
   }
 
   /// The gap formula of gap() for one W and, when \p L is set, one launch
-  /// (blocks of block-stride loops expanded over its grid, at most 1024).
+  /// (blocks of block-stride loops expanded over its grid, at most 1024);
+  /// with \p X, over the output extent of the problem instead of [0, N).
   std::optional<Outcome> gapFor(Analysis &A, const std::string &Base,
                                 const std::vector<size_t> &Ws,
                                 const std::string &Ext, unsigned Elem,
-                                unsigned W, const LaunchDims *L) const {
+                                unsigned W, const LaunchDims *L,
+                                const OutputExtent *X) const {
     z3::context &Z = A.Z;
     z3::expr N = A.var(Ext, 0);
     z3::expr J = Z.int_const("cov:j");
     z3::expr Owner = Z.int_const("cov:owner");
     z3::expr Wv = Z.int_val(W);
-    Encoded F = J >= 0 && J < N && Owner >= 0 && Owner < Wv;
+    Encoded F = J >= 0 && (X ? J < X->Limit && X->Extra : J < N) &&
+                Owner >= 0 && Owner < Wv;
+    if (X)
+      F = F.orApprox(X->Approx);
     // Translations that only feed the expansion (loop starts, bounds and
     // steps, the index identity) are not in F; their flags still count.
     bool SideApprox = false;
@@ -393,7 +554,18 @@ public:
     for (size_t I : Ws)
       Some = Some || A.exec(I, 99);
     F = (F && Some).orApprox(SideApprox);
+    if (X) {
+      // The launch binds the extent parameter to its host value: it is no
+      // free parameter of the formula.
+      z3::expr_vector PF(Z), PT(Z);
+      PF.push_back(N);
+      PT.push_back(X->ExtValue);
+      F = F.substitute(PF, PT);
+      N = X->ExtValue;
+    }
     WitnessSpec Wit = {{"j", J}, {"n", N}, {"owner", Owner}};
+    if (X)
+      Wit.push_back({"size", X->Size});
     return A.solve(F, Wit, {W}, L);
   }
 };

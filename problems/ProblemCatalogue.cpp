@@ -861,6 +861,45 @@ static_assert(modelsInIdOrder(), "ByteModels must list ids 1..87 in order");
 
 std::span<const CatalogueEntry> problemCatalogue() { return Catalogue; }
 
+namespace {
+// problems/CollectiveUtil.h: fullSweep() (whole-buffer sizes: all-reduce,
+// broadcast, reduce; all-reduce starts at 2^11 too) and shardSweep() (per
+// rank shards); problems/Allreduce.cpp lists its own.
+constexpr int64_t AllreduceSizes[] = {int64_t(1) << 11, int64_t(1) << 16,
+                                      int64_t(1) << 20, int64_t(1) << 24,
+                                      int64_t(1) << 27};
+constexpr int64_t FullSweep[] = {int64_t(1) << 11, int64_t(1) << 17,
+                                 int64_t(1) << 21, int64_t(1) << 25,
+                                 int64_t(1) << 27};
+constexpr int64_t ShardSweep[] = {int64_t(1) << 10, int64_t(1) << 16,
+                                  int64_t(1) << 20, int64_t(1) << 24,
+                                  int64_t(1) << 26};
+// {InputTimesW, OutputTimesW, InputRootOnly, OutputRootOnly, bytes, sizes,
+//  Copies, SourceByBlock, SourceOffsetByRank}
+const SizeContract Contracts[8] = {
+    // 1 allreduce: y = sum_p x_p
+    {false, false, false, false, 2, AllreduceSizes, false, false, false},
+    // 2 allgather: y[p*n + i] = x_p[i]
+    {false, true, false, false, 2, ShardSweep, true, true, false},
+    // 3 broadcast: y_r[i] = x_0[i]
+    {false, false, true, false, 2, FullSweep, true, false, false},
+    // 4 reduce: y_0 = sum_p x_p
+    {false, false, false, true, 2, FullSweep, false, false, false},
+    // 5 scatter: y_r[i] = x_0[r*n + i]
+    {true, false, true, false, 2, ShardSweep, true, false, true},
+    // 6 gather: y_0[p*n + i] = x_p[i]
+    {false, true, false, true, 2, ShardSweep, true, true, false},
+    // 7 reducescatter: y_r[i] = sum_p x_p[r*n + i]
+    {true, false, false, false, 2, ShardSweep, false, false, false},
+    // 8 alltoall: y_r[p*n + i] = x_p[r*n + i]
+    {true, true, false, false, 2, ShardSweep, true, true, true},
+};
+} // namespace
+
+const SizeContract *sizeContract(int Id) {
+  return Id >= 1 && Id <= 8 ? &Contracts[Id - 1] : nullptr;
+}
+
 const CatalogueEntry *findCatalogueEntry(int Id) {
   if (Id < 1 || Id > static_cast<int>(Catalogue.size()))
     return nullptr;

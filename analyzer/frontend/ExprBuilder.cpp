@@ -684,6 +684,24 @@ Val Builder::recordRead(const clang::Expr *E) {
   return eval(S);
 }
 
+/// True if \p RHS reads an lvalue of \p LHS's type and yields it
+/// unchanged (parentheses and no-op casts aside): the assignment copies.
+static bool plainCopy(const clang::Expr *RHS, const clang::Expr *LHS) {
+  const clang::Expr *X = RHS->IgnoreParens();
+  bool Read = false;
+  while (const auto *IC = dyn_cast<ImplicitCastExpr>(X)) {
+    if (IC->getCastKind() == CK_LValueToRValue)
+      Read = true;
+    else if (IC->getCastKind() != CK_NoOp)
+      return false;
+    X = IC->getSubExpr()->IgnoreParens();
+  }
+  if (!Read || !X->isGLValue() || !X->getType()->isScalarType())
+    return false;
+  return X->getType().getCanonicalType().getUnqualifiedType() ==
+         LHS->getType().getCanonicalType().getUnqualifiedType();
+}
+
 Val Builder::eval(const clang::Expr *E) {
   E = skipWrappers(E);
   if (!E)
@@ -859,6 +877,13 @@ Val Builder::evalOther(const clang::Expr *E) {
           if (K.Events[I].Kind == EventKind::Load &&
               sameAddress(K.Events[I].Addr, St.Addr))
             St.RmwStore = true;
+        // `y[i] = x[j]`: the right side is that one load, unchanged.
+        if (K.Events.size() == static_cast<size_t>(Before) + 2) {
+          const Event &Ld = K.Events[static_cast<size_t>(Before)];
+          if (Ld.Kind == EventKind::Load && Ld.Width == St.Width &&
+              !St.RmwStore && plainCopy(BO->getRHS(), L))
+            St.CopyOf = std::make_shared<const Address>(Ld.Addr);
+        }
       }
       return R;
     }

@@ -16,9 +16,12 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
+#include "clang/AST/OperationKinds.h"
 #include "clang/Basic/SourceLocation.h"
 #include "clang/Basic/SourceManager.h"
 
+#include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -101,6 +104,58 @@ inline bool fromPrecompiledSystemHeader(const clang::Decl *D,
 /// the unit defines no such function.
 std::vector<HostOp> collectCandidateHostOps(clang::ASTContext &Ctx,
                                             const LocMapper &Map);
+
+/// \p E as a constant when Clang folds it to an integer, else null.
+ExprRef foldedInt(const clang::Expr *E, clang::ASTContext &Ctx);
+
+/// The model operator of a host integer or logic operator (+ - * / %,
+/// comparisons, && and ||); nullopt for any other.
+std::optional<ExprOp> hostBinaryOp(clang::BinaryOperatorKind K);
+
+/// True if \p Body writes the local \p V (assignment, increment or
+/// decrement, address taken).
+bool writesLocal(const clang::VarDecl *V, const clang::Stmt *Body);
+
+/// Values of a candidate's `pkb_candidate_run(ctx, In, NumIn, Out, NumOut)`
+/// (docs/candidate-abi.md) as model expressions over the tensor extents
+/// ("host:In[K].shape[D]", "host:Out[K].shape[D]"), element counts
+/// ("host:In[K].numel", "host:Out[K].numel", from a helper that multiplies
+/// the extents), "rank", "world_size" and constants, following locals
+/// that the function never writes after their initialization
+/// (docs/model-schema.md, launches[].args[].host).
+class HostValues {
+public:
+  HostValues(clang::ASTContext &Ctx, const clang::FunctionDecl *Run)
+      : Ctx(Ctx), Run(Run) {}
+  /// True for a definition of pkb_candidate_run with the ABI's parameters.
+  static bool isCandidateRun(const clang::FunctionDecl *FD);
+  /// The parameter `In` (1) or `Out` (3) of the function.
+  const clang::ParmVarDecl *tensors(unsigned Param) const {
+    return Run->getParamDecl(Param);
+  }
+  /// K when \p E is `P[K]` with a constant K, else nullopt.
+  std::optional<unsigned> tensorIndex(const clang::Expr *E,
+                                      const clang::ParmVarDecl *P) const;
+  /// K when \p E is `P[K].data` (casts aside), else nullopt.
+  std::optional<unsigned> tensorData(const clang::Expr *E,
+                                     const clang::ParmVarDecl *P) const;
+  /// \p E as an integer expression (logic and comparisons yield 0/1); null
+  /// when it mentions anything else.
+  ExprRef value(const clang::Expr *E, unsigned Depth = 0);
+  /// \p E as a condition (non-zero: true); null when not expressible.
+  ExprRef cond(const clang::Expr *E);
+  /// The initializer of a local of the function (not a parameter) that the
+  /// function never writes after it; null otherwise.
+  const clang::Expr *constLocalInit(const clang::DeclRefExpr *DR) const;
+
+private:
+  static constexpr unsigned MaxDepth = 8;
+  ExprRef tensorShape(const clang::Expr *E) const;
+  bool isNumelFunction(const clang::FunctionDecl *FD);
+  clang::ASTContext &Ctx;
+  const clang::FunctionDecl *Run;
+  std::map<const clang::FunctionDecl *, bool> NumelFns;
+};
 
 /// Qualified name of \p FD including template arguments, e.g.
 /// "ns::reduce<float, 4>".

@@ -68,8 +68,8 @@ bool mentionsCallIndex(const Stmt *S, unsigned Depth = 0) {
 
 class HostWalker {
 public:
-  explicit HostWalker(ASTContext &Ctx, const LocMapper &Map)
-      : Ctx(Ctx), Map(Map) {}
+  HostWalker(ASTContext &Ctx, const LocMapper &Map, const FunctionDecl *Run)
+      : Ctx(Ctx), Map(Map), Run(Run), Values(Ctx, Run) {}
 
   std::vector<HostOp> Ops;
 
@@ -106,6 +106,8 @@ public:
 private:
   ASTContext &Ctx;
   const LocMapper &Map;
+  const FunctionDecl *Run; ///< pkb_candidate_run
+  HostValues Values;       ///< its values
   std::vector<std::string> Guards;
 
   HostOp make(HostOp::OpKind K, std::string Callee, const clang::Expr *At,
@@ -226,6 +228,17 @@ private:
     Op.Target = B;
     for (const clang::Expr *A : CE->arguments())
       Op.Args.push_back(textOf(Ctx, A));
+    // cudaMemcpy*(dst, src, count, ...), cudaMemset*(dst, value, count, ...)
+    if (CE->getNumArgs() >= 3 && HostValues::isCandidateRun(Run)) {
+      if (N.starts_with("cudaMemcpy") && !N.contains("Peer"))
+        if (std::optional<unsigned> K =
+                Values.tensorData(CE->getArg(1), Values.tensors(1)))
+          Op.SourceTensor = static_cast<int>(*K);
+      Op.Bytes = Values.value(CE->getArg(2));
+      const auto *Dst = dyn_cast<MemberExpr>(CE->getArg(0)->IgnoreParenCasts());
+      Op.AtBufferStart = Dst && Dst->getMemberDecl()->getIdentifier() &&
+                         Dst->getMemberDecl()->getName() == "local";
+    }
     Ops.push_back(std::move(Op));
   }
 };
@@ -249,7 +262,7 @@ std::vector<HostOp> collectCandidateHostOps(ASTContext &Ctx,
         !FD->doesThisDeclarationHaveABody() ||
         !Map.inMainFile(FD->getLocation()))
       continue;
-    HostWalker W(Ctx, Map);
+    HostWalker W(Ctx, Map, FD);
     W.walk(FD->getBody(), 0);
     return std::move(W.Ops);
   }

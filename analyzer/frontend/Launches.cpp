@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace pkb::fe {
@@ -25,30 +26,6 @@ namespace pkb::fe {
 using namespace clang;
 
 namespace {
-
-/// Finds writes to one local variable in a function body: assignments,
-/// increments, decrements and taking its address (which may write it).
-class LocalWrites : public RecursiveASTVisitor<LocalWrites> {
-public:
-  explicit LocalWrites(const VarDecl *V) : V(V) {}
-  bool Found = false;
-  bool VisitBinaryOperator(BinaryOperator *B) {
-    Found |= B->isAssignmentOp() && refersTo(B->getLHS());
-    return !Found;
-  }
-  bool VisitUnaryOperator(UnaryOperator *U) {
-    Found |= (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf) &&
-             refersTo(U->getSubExpr());
-    return !Found;
-  }
-
-private:
-  bool refersTo(const clang::Expr *E) const {
-    const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
-    return DR && DR->getDecl() == V;
-  }
-  const VarDecl *V;
-};
 
 /// The name a call refers to, resolved or not (a dependent call in a
 /// template pattern); "" when it has none.
@@ -153,8 +130,161 @@ public:
                                     ? argValue(A)
                                     : nullptr,
                                 sourceText(A->IgnoreImpCasts())});
+        if (HostValues::isCandidateRun(CurrentFD))
+          candidateArg(F->Site.Args.back(), A);
       }
     return true;
+  }
+
+  /// Arg::Host and Arg::OutTensor of argument \p E of a launch in
+  /// pkb_candidate_run.
+  void candidateArg(LaunchSite::Arg &A, const clang::Expr *E) {
+    HostValues HV(Ctx, CurrentFD);
+    if (E->getType()->isIntegralOrEnumerationType()) {
+      if (!A.Value || A.Value->Op != ExprOp::Const)
+        A.Host = HV.value(E);
+      return;
+    }
+    std::optional<unsigned> K = HV.tensorData(E, HV.tensors(3));
+    if (!K)
+      return;
+    const OutUses &U = outUses(CurrentFD);
+    auto It = U.Data.find(*K);
+    if (!U.Escapes && It != U.Data.end() && It->second == 1)
+      A.OutTensor = static_cast<int>(*K);
+  }
+
+  /// How pkb_candidate_run uses its `Out` parameter.
+  struct OutUses {
+    std::map<unsigned, unsigned> Data; ///< K -> uses of `Out[K].data`
+    bool Escapes = false; ///< `Out` used other than as `Out[c].member`
+  };
+
+  /// How `Out` is used in pkb_candidate_run \p FD (cached).
+  const OutUses &outUses(const FunctionDecl *FD) {
+    auto [It, New] = OutUsesOf.try_emplace(FD);
+    if (!New)
+      return It->second;
+    HostValues HV(Ctx, FD);
+    const ParmVarDecl *P = HV.tensors(3);
+    struct Walk : RecursiveASTVisitor<Walk> {
+      const HostValues &F;
+      const ParmVarDecl *P;
+      OutUses &U;
+      unsigned Refs = 0, Members = 0;
+      Walk(const HostValues &F, const ParmVarDecl *P, OutUses &U)
+          : F(F), P(P), U(U) {}
+      bool VisitDeclRefExpr(DeclRefExpr *DR) {
+        Refs += DR->getDecl() == P;
+        return true;
+      }
+      bool VisitMemberExpr(MemberExpr *M) {
+        if (!F.tensorIndex(M->getBase(), P))
+          return true;
+        ++Members;
+        if (std::optional<unsigned> K = F.tensorData(M, P))
+          ++U.Data[*K];
+        return true;
+      }
+    } W(HV, P, It->second);
+    W.TraverseStmt(FD->getBody());
+    It->second.Escapes = W.Refs != W.Members;
+    return It->second;
+  }
+
+  /// True if \p S holds a `return` (outside lambdas).
+  static bool mayReturn(const Stmt *S) {
+    if (!S || isa<LambdaExpr>(S))
+      return false;
+    if (isa<ReturnStmt>(S))
+      return true;
+    for (const Stmt *C : S->children())
+      if (mayReturn(C))
+        return true;
+    return false;
+  }
+
+  /// A non-zero integer constant returned by `if (c) return v;` (\p If,
+  /// no else): the candidate refuses the call.
+  bool refusal(const IfStmt *If) {
+    const Stmt *T = If->getThen();
+    if (const auto *B = dyn_cast<CompoundStmt>(T))
+      T = B->size() == 1 ? B->body_front() : nullptr;
+    const auto *R = dyn_cast_or_null<ReturnStmt>(T);
+    const clang::Expr *V = R ? R->getRetValue() : nullptr;
+    clang::Expr::EvalResult X;
+    return V && !V->isValueDependent() && V->EvaluateAsInt(X, Ctx) &&
+           X.Val.isInt() && !X.Val.getInt().isZero();
+  }
+
+  /// What the candidate's refusal `if (c) return v;` (v a non-zero
+  /// constant) leaves for the calls it accepts: !c, where each disjunct of
+  /// c that HostValues::cond() cannot express is left out (assumed not to
+  /// refuse: capacity checks against `ctx->symm[i].bytes`, which the harness
+  /// sizes from pkb_candidate_query, and failed CUDA calls); null when nothing
+  /// is left.
+  ExprRef refusalNeg(const clang::Expr *E, const FunctionDecl *FD,
+                     unsigned Depth) {
+    if (!E || Depth > MaxGuardDepth)
+      return nullptr;
+    E = E->IgnoreParenCasts();
+    if (const auto *B = dyn_cast<BinaryOperator>(E))
+      if (B->getOpcode() == BO_LOr)
+        return mkAnd2(refusalNeg(B->getLHS(), FD, Depth + 1),
+                      refusalNeg(B->getRHS(), FD, Depth + 1));
+    ExprRef C = HostValues(Ctx, FD).cond(E);
+    return C ? Expr::unary(ExprOp::LNot, C) : nullptr;
+  }
+
+  /// Sets HostCond and HostCondKnown of launch \p F at \p S in
+  /// pkb_candidate_run \p FD; a launch in a loop also loses its
+  /// Arg::OutTensor (one use of the tensor, several kernel calls).
+  void candidateCond(FoundLaunch &F, const Stmt *S, const FunctionDecl *FD) {
+    ExprRef R;
+    bool Known = true;
+    walkUp(S, [&](const Stmt *P, const Stmt *C) {
+      if (isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt, SwitchStmt,
+              LambdaExpr>(P)) {
+        Known = false;
+        for (LaunchSite::Arg &A : F.Site.Args)
+          A.OutTensor = -1;
+      } else if (const auto *If = dyn_cast<IfStmt>(P)) {
+        ExprRef Cd = HostValues(Ctx, FD).cond(If->getCond());
+        if (!Cd || (C != If->getThen() && C != If->getElse()))
+          Known = false;
+        else
+          R = mkAnd2(R,
+                     C == If->getThen() ? Cd : Expr::unary(ExprOp::LNot, Cd));
+      } else if (const auto *CS = dyn_cast<CompoundStmt>(P)) {
+        for (const Stmt *X : CS->body()) {
+          if (X == C)
+            break;
+          if (!mayReturn(X))
+            continue;
+          const auto *If = dyn_cast<IfStmt>(X);
+          if (!If || If->getElse() || If->getInit() ||
+              If->getConditionVariable()) {
+            Known = false;
+            break;
+          }
+          if (refusal(If)) {
+            R = mkAnd2(R, refusalNeg(If->getCond(), FD, 0));
+            continue;
+          }
+          ExprRef Cd = mayReturn(If->getCond())
+                           ? nullptr
+                           : HostValues(Ctx, FD).cond(If->getCond());
+          if (!Cd) {
+            Known = false;
+            break;
+          }
+          R = mkAnd2(R, Expr::unary(ExprOp::LNot, Cd));
+        }
+      }
+      return true; // on to the top: a loop further up still counts
+    });
+    F.Site.HostCondKnown = Known;
+    F.Site.HostCond = Known ? R : nullptr;
   }
 
   /// Tracks the function whose body is being visited (launch callers).
@@ -231,9 +361,9 @@ private:
     if (VD->getInit()->isValueDependent() ||
         !VD->getInit()->EvaluateAsInt(V, Ctx) || !V.Val.isInt())
       return R;
-    LocalWrites W(VD);
-    W.TraverseStmt(CurrentFD->getBody());
-    return W.Found ? R : Expr::constant(V.Val.getInt().getExtValue());
+    return writesLocal(VD, CurrentFD->getBody())
+               ? R
+               : Expr::constant(V.Val.getInt().getExtValue());
   }
 
   ExprRef scalar(const clang::Expr *E) {
@@ -383,6 +513,8 @@ public:
       std::set<const FunctionDecl *> Active;
       Out[I].Site.Guard = mkAnd2(localGuard(Where[I].first, Where[I].second),
                                  callerGuard(Where[I].second, Active));
+      if (HostValues::isCandidateRun(Where[I].second))
+        candidateCond(Out[I], Where[I].first, Where[I].second);
     }
     if (!WholeUnit)
       Ctx.setTraversalScope(Saved);
@@ -440,15 +572,7 @@ private:
   /// returns (`if (c) return;`) that enclose \p S in the body of \p FD.
   ExprRef localGuard(const Stmt *S, const FunctionDecl *FD) {
     ExprRef R;
-    DynTypedNode Cur = DynTypedNode::create(*S);
-    for (unsigned Steps = 0; Steps < 256; ++Steps) {
-      auto Ps = Ctx.getParents(Cur);
-      if (Ps.empty())
-        break;
-      const Stmt *P = Ps[0].get<Stmt>();
-      const Stmt *C = Cur.get<Stmt>();
-      if (!P || !C)
-        break;
+    walkUp(S, [&](const Stmt *P, const Stmt *C) {
       if (const auto *If = dyn_cast<IfStmt>(P)) {
         if (C == If->getThen())
           R = mkAnd2(R, cond(If->getCond(), true, FD, 0));
@@ -463,9 +587,25 @@ private:
         else
           R = mkAnd2(R, earlyReturns(CS, C, FD));
       }
+      return true;
+    });
+    return R;
+  }
+
+  /// Calls \p Visit(parent, child) for \p S and each statement above it
+  /// in its function (at most 256 steps), until \p Visit returns false.
+  template <typename F> void walkUp(const Stmt *S, F Visit) {
+    DynTypedNode Cur = DynTypedNode::create(*S);
+    for (unsigned Steps = 0; Steps < 256; ++Steps) {
+      auto Ps = Ctx.getParents(Cur);
+      if (Ps.empty())
+        return;
+      const Stmt *P = Ps[0].get<Stmt>();
+      const Stmt *C = Cur.get<Stmt>();
+      if (!P || !C || !Visit(P, C))
+        return;
       Cur = Ps[0];
     }
-    return R;
   }
 
   /// For \p C, a child of the compound \p CS: the negated conditions of
@@ -570,9 +710,7 @@ private:
         !VD->getInit() || VD->getType()->isReferenceType() || !FD ||
         !FD->hasBody())
       return nullptr;
-    LocalWrites W(VD);
-    W.TraverseStmt(FD->getBody());
-    return W.Found ? nullptr : VD->getInit();
+    return writesLocal(VD, FD->getBody()) ? nullptr : VD->getInit();
   }
 
   /// \p E as an integer expression over rank ("rank"-like names),
@@ -582,12 +720,8 @@ private:
     if (!E || Depth > MaxGuardDepth)
       return nullptr;
     E = E->IgnoreParenCasts();
-    if (!E->isValueDependent() && !E->isTypeDependent() &&
-        E->getType()->isIntegralOrEnumerationType()) {
-      clang::Expr::EvalResult R;
-      if (E->EvaluateAsInt(R, Ctx) && R.Val.isInt())
-        return Expr::constant(R.Val.getInt().getExtValue());
-    }
+    if (ExprRef C = foldedInt(E, Ctx))
+      return C;
     auto Named = [](llvm::StringRef N) -> ExprRef {
       if (isRankName(N))
         return Expr::var("rank");
@@ -611,47 +745,13 @@ private:
       return nullptr;
     }
     if (const auto *B = dyn_cast<BinaryOperator>(E)) {
-      ExprOp Op;
-      switch (B->getOpcode()) {
-      case BO_Add:
-        Op = ExprOp::Add;
-        break;
-      case BO_Sub:
-        Op = ExprOp::Sub;
-        break;
-      case BO_Mul:
-        Op = ExprOp::Mul;
-        break;
-      case BO_Div:
-        Op = ExprOp::Div;
-        break;
-      case BO_Rem:
-        Op = ExprOp::Rem;
-        break;
-      case BO_EQ:
-        Op = ExprOp::Eq;
-        break;
-      case BO_NE:
-        Op = ExprOp::Ne;
-        break;
-      case BO_LT:
-        Op = ExprOp::Lt;
-        break;
-      case BO_LE:
-        Op = ExprOp::Le;
-        break;
-      case BO_GT:
-        Op = ExprOp::Gt;
-        break;
-      case BO_GE:
-        Op = ExprOp::Ge;
-        break;
-      default:
+      // && and || are cond()'s.
+      std::optional<ExprOp> Op = hostBinaryOp(B->getOpcode());
+      if (!Op || *Op == ExprOp::LAnd || *Op == ExprOp::LOr)
         return nullptr;
-      }
       ExprRef L = value(B->getLHS(), FD, Depth + 1);
       ExprRef R = L ? value(B->getRHS(), FD, Depth + 1) : nullptr;
-      return R ? Expr::binary(Op, L, R) : nullptr;
+      return R ? Expr::binary(*Op, L, R) : nullptr;
     }
     return nullptr;
   }
@@ -673,6 +773,8 @@ private:
   std::map<std::string, std::set<std::string>> CallersOf;
   std::set<std::tuple<const FunctionDecl *, std::string, unsigned, unsigned>>
       Seen;
+  /// outUses() per pkb_candidate_run.
+  std::map<const FunctionDecl *, OutUses> OutUsesOf;
 };
 
 } // namespace

@@ -39,6 +39,8 @@ json toJson(const Event &E) {
   json J{{"kind", toString(E.Kind)}, {"line", E.Loc.Line}, {"col", E.Loc.Col}};
   if (accessesMemory(E.Kind)) {
     J["addr"] = addressJson(E.Addr);
+    if (E.CopyOf)
+      J["copy_of"] = addressJson(*E.CopyOf);
     J["width"] = E.Width;
   }
   if (accessesMemory(E.Kind) || E.Kind == EventKind::Fence) {
@@ -126,12 +128,20 @@ json toJson(const KernelModel &K) {
             {"host_callers", S.HostCallers}};
     if (!S.Args.empty()) {
       json Args = json::array();
-      for (const LaunchSite::Arg &A : S.Args)
-        Args.push_back(json{{"param", A.Param}, {"value", toJson(A.Value)}});
+      for (const LaunchSite::Arg &A : S.Args) {
+        json AJ{{"param", A.Param}, {"value", toJson(A.Value)}};
+        if (A.Host)
+          AJ["host"] = toJson(A.Host);
+        if (A.OutTensor >= 0)
+          AJ["out_tensor"] = A.OutTensor;
+        Args.push_back(std::move(AJ));
+      }
       LJ["args"] = Args;
     }
     if (S.Guard)
       LJ["guard"] = toJson(S.Guard);
+    if (S.HostCondKnown)
+      LJ["host_cond"] = S.HostCond ? toJson(S.HostCond) : json(true);
     Launches.push_back(LJ);
   }
   json J{{"name", K.Name},      {"line", K.Loc.Line}, {"params", Params},
@@ -162,6 +172,12 @@ json toJson(const HostOp &H) {
     J["guards"] = H.Guards;
   if (!H.ArgBuffers.empty())
     J["arg_buffers"] = H.ArgBuffers;
+  if (H.SourceTensor >= 0)
+    J["source_tensor"] = H.SourceTensor;
+  if (H.Bytes)
+    J["bytes"] = toJson(H.Bytes);
+  if (H.AtBufferStart)
+    J["at_buffer_start"] = true;
   return J;
 }
 

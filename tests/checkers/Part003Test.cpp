@@ -63,4 +63,61 @@ TEST(Checkers, Part003FloorBlockPartition) {
   EXPECT_TRUE(FG.empty()) << dump(FG);
 }
 
+/// A candidate's vector all-reduce output loop: `for (i = gtid; i < n8; i
+/// += stride) ((uint4 *)out)[i] = ...` (16-byte stores into a bf16 output),
+/// launched from pkb_candidate_run as `k<<<4, 256>>>(Out[0].data, Arg)`
+/// under the host condition \p Cond.
+ModuleModel vectorOutput(ExprRef Arg, ExprRef Cond) {
+  KB K("vec_out");
+  K.param("out", ParamRole::LocalBuffer, 2);
+  K.param("n8", ParamRole::Scalar);
+  K.launch(4, 256);
+  LaunchSite &L = K.K.Launches.back();
+  L.Args = {{"out", nullptr, "Out[0].data"}, {"n8", Expr::opaque("n8"), "n8"}};
+  L.Args[0].OutTensor = 0;
+  L.Args[1].Host = std::move(Arg);
+  L.HostCond = std::move(Cond);
+  L.HostCondKnown = true;
+  L.HostCallers = {"pkb_candidate_run"};
+  unsigned I = K.beginLoop(gtid(), v("param:n8"), stride(), "i");
+  K.store(56, addr("out", nullptr, K.lv(I)), 16);
+  K.endLoop();
+  return K.module();
+}
+
+CheckOptions allreduceSizes() {
+  CheckOptions O;
+  O.Problem =
+      ProblemSizes{"allreduce", false, false,
+                   false,       2,     {int64_t(1) << 11, int64_t(1) << 16}};
+  return O;
+}
+
+TEST(Checkers, Part003OutputExtentFromTheProblem) {
+  // The host passes n / 8 - 1 vectors for an output of n bf16 elements:
+  // its last 8 elements (16 bytes) are written by no rank.
+  ExprRef N = v("host:In[0].shape[0]");
+  auto F = runOne(vectorOutput(N / c(8) - c(1), nullptr), "PART-003",
+                  allreduceSizes());
+  EXPECT_EQ(keys(F), (std::set<Key>{{56, "PART-003"}})) << dump(F);
+  const Finding *X = find(F, "PART-003");
+  ASSERT_TRUE(X);
+  EXPECT_EQ(X->Sev, Severity::Error);
+  int64_t Size = std::stoll(X->Witness.at("size"));
+  EXPECT_TRUE(Size == 2048 || Size == 65536) << Size;
+  EXPECT_EQ(X->Witness.at("n"), std::to_string(Size / 8 - 1));
+  EXPECT_GE(std::stoll(X->Witness.at("j")), Size - 8);
+  // n / 8 vectors cover it (the sizes are multiples of 8).
+  EXPECT_TRUE(
+      runOne(vectorOutput(N / c(8), nullptr), "PART-003", allreduceSizes())
+          .empty());
+  // Without a problem the extent is unknown: nothing to say.
+  EXPECT_TRUE(
+      runOne(vectorOutput(N / c(8) - c(1), nullptr), "PART-003").empty());
+  // A host condition that no default size meets leaves no launch.
+  EXPECT_TRUE(runOne(vectorOutput(N / c(8) - c(1), lt(N, c(1000))), "PART-003",
+                     allreduceSizes())
+                  .empty());
+}
+
 } // namespace

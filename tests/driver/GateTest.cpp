@@ -217,6 +217,46 @@ TEST_F(Gate, ChecksThatSelectNothingAreRefused) {
   EXPECT_EQ(R.Status, 0) << R.Output;
 }
 
+/// A candidate whose host passes one vector too few for an output of n
+/// bf16 elements: PART-003 needs the problem's output size to see it.
+const char *const ShortOutput =
+    "struct pkb_tensor { void *data; long shape[4]; int ndim; };\n"
+    "struct pkb_context { int rank; int world_size; };\n"
+    "struct V8 { unsigned a, b, c, d; };\n"
+    "__global__ void copy(V8 *y, const V8 *x, unsigned long n8) {\n"
+    "  for (unsigned long i = blockIdx.x * blockDim.x + threadIdx.x; i < n8;\n"
+    "       i += gridDim.x * blockDim.x)\n"
+    "    y[i] = x[i];\n"
+    "}\n"
+    "extern \"C\" int pkb_candidate_run(pkb_context *ctx, const pkb_tensor "
+    "*In,\n"
+    "                                 int nin, pkb_tensor *Out, int nout) {\n"
+    "  unsigned long n = In[0].shape[0];\n"
+    "  if (n % 8) return 2;\n"
+    "  copy<<<8, 256>>>((V8 *)Out[0].data, (const V8 *)In[0].data, n / 8 - "
+    "1);\n"
+    "  return 0;\n"
+    "}\n";
+
+TEST_F(Gate, ProblemFromTheOptionOrTheFileName) {
+  write("1_allreduce_short.cu", ShortOutput);
+  write("short.cu", ShortOutput);
+  RunResult R = check({"1_allreduce_short.cu"});
+  EXPECT_EQ(R.Status, 1) << R.Output;
+  EXPECT_HAS(R.Output, "Out[0] of problem allreduce");
+  EXPECT_HAS(R.Output, "[PART-003]");
+  // No problem in the name: the output's size is unknown.
+  R = check({"short.cu"});
+  EXPECT_EQ(R.Status, 0) << R.Output;
+  R = check({"short.cu", "--problem", "allreduce"});
+  EXPECT_EQ(R.Status, 1) << R.Output;
+  R = check({"1_allreduce_short.cu", "--problem", "none"});
+  EXPECT_EQ(R.Status, 0) << R.Output;
+  R = check({"short.cu", "--problem", "no_such_problem"});
+  EXPECT_EQ(R.Status, 2);
+  EXPECT_HAS(R.Output, "unknown --problem 'no_such_problem'");
+}
+
 TEST_F(Gate, NoInputFileIsAnError) {
   fs::create_directories(Dir / "empty");
   write("notes/readme.txt", "nothing here\n");

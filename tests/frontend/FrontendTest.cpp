@@ -332,6 +332,56 @@ void run(Params& q, int* p, cudaStream_t s) {
   EXPECT_EQ(Root.Launches[0].Args[0].Text, "p");
 }
 
+TEST(FrontendLaunches, CandidateRunHostValuesAndOutputTensor) {
+  // pkb_candidate_run (docs/candidate-abi.md): integral arguments over the
+  // tensor extents, the output tensor's data pointer, the host condition
+  // (refusals keep what is expressible; loops make it unknown).
+  FrontendResult R = build(R"(
+struct pkb_tensor { void *data; long shape[4]; int ndim; };
+struct pkb_context { int rank; int world_size; unsigned long call_index; };
+__global__ void fill(float *y, unsigned long n) { y[threadIdx.x] = n; }
+__global__ void twice(float *y, int c) { y[c] = 1; }
+__global__ void early(float *y, unsigned long n) { y[0] = n; }
+extern "C" int pkb_candidate_run(pkb_context *Ctx, const pkb_tensor *In,
+                                 int NumIn, pkb_tensor *Out, int NumOut) {
+  unsigned long N = (unsigned long)In[0].shape[0];
+  unsigned long W = Ctx->world_size;
+  if (N % W || NumIn != 1)
+    return 2;
+  if (N == 0)
+    return 0;
+  fill<<<4, 256>>>(static_cast<float *>(Out[0].data), N / 4 - 1);
+  for (int I = 0; I < 2; ++I)
+    twice<<<1, 1>>>((float *)Out[1].data, I);
+  if (NumOut > 1)
+    return 0;
+  early<<<1, 1>>>((float *)Out[2].data, Out[2].shape[0]);
+  return 0;
+}
+)");
+  ASSERT_TRUE(R.Parsed);
+  const LaunchSite &Fill = kernel(R, "fill").Launches.at(0);
+  ASSERT_EQ(Fill.Args.size(), 2u);
+  EXPECT_EQ(Fill.Args[0].OutTensor, 0);
+  ASSERT_TRUE(Fill.Args[1].Host);
+  EXPECT_EQ(Fill.Args[1].Host->str(), "(host:In[0].shape[0] / 4) - 1");
+  EXPECT_TRUE(Fill.HostCondKnown);
+  ASSERT_TRUE(Fill.HostCond);
+  EXPECT_EQ(Fill.HostCond->str(),
+            "(!((host:In[0].shape[0] % world_size) != 0)) && "
+            "(!(host:In[0].shape[0] == 0))");
+  // In a loop: several calls of one kernel on one use of the tensor.
+  const LaunchSite &Twice = kernel(R, "twice").Launches.at(0);
+  EXPECT_EQ(Twice.Args[0].OutTensor, -1);
+  EXPECT_FALSE(Twice.HostCondKnown);
+  // After an early `return 0` on a condition over something else.
+  const LaunchSite &Early = kernel(R, "early").Launches.at(0);
+  EXPECT_EQ(Early.Args[0].OutTensor, 2);
+  ASSERT_TRUE(Early.Args[1].Host);
+  EXPECT_EQ(Early.Args[1].Host->str(), "host:Out[2].shape[0]");
+  EXPECT_FALSE(Early.HostCondKnown);
+}
+
 // The guards inside lambdas: one in a host function, one at namespace
 // scope (outside any named function; its guard is still found).
 TEST(FrontendLaunches, HostGuardsInsideLambdas) {

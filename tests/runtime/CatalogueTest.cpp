@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <set>
 #include <string>
+#include <vector>
 
 using namespace pkb;
 
@@ -46,6 +47,40 @@ TEST(ProblemCatalogue, PkbByteModelsEqualTheSpecsNvlinkTerms) {
       EXPECT_DOUBLE_EQ(*B.Bytes, P->roofline(W, Size).NvlinkBytesPerRank)
           << P->name() << " W=" << W;
     }
+}
+
+TEST(ProblemCatalogue, SizeContractsEqualTheSpecsTensors) {
+  // The static checks' size contracts (CUDA-free) and the specs' default
+  // sizes, inputs and outputs describe the same tensors.
+  int Contracts = 0;
+  for (const rt::Problem *P : rt::allProblems()) {
+    const SizeContract *C = sizeContract(P->id());
+    if (!C)
+      continue;
+    ++Contracts;
+    EXPECT_EQ(
+        std::vector<int64_t>(C->DefaultSizes.begin(), C->DefaultSizes.end()),
+        P->defaultSizes())
+        << P->name();
+    for (int W : {2, 3, 8})
+      for (int Rank : {0, 1}) {
+        int64_t N = 4096;
+        auto One = [&](const std::vector<rt::TensorSpec> &T, bool TimesW,
+                       bool RootOnly, const char *What) {
+          if (RootOnly && Rank != 0) {
+            EXPECT_TRUE(T.empty()) << P->name() << " " << What;
+            return;
+          }
+          ASSERT_EQ(T.size(), 1u) << P->name() << " " << What;
+          EXPECT_EQ(T[0].Shape, std::vector<int64_t>{TimesW ? W * N : N})
+              << P->name() << " " << What << " W=" << W;
+          EXPECT_EQ(T[0].Dtype, PKB_DTYPE_BF16) << P->name();
+        };
+        One(P->inputs(W, Rank, N), C->InputTimesW, C->InputRootOnly, "in");
+        One(P->outputs(W, Rank, N), C->OutputTimesW, C->OutputRootOnly, "out");
+      }
+  }
+  EXPECT_EQ(Contracts, 8);
 }
 
 TEST(ProblemCatalogue, ProblemsJsonListsByteModels) {

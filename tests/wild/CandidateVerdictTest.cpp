@@ -5,7 +5,8 @@
 // runtime/testdata/ has a row in tests/wild/gpu-verdicts.tsv: its GPU
 // class (the classes of `pkbcheck eval`, app/Eval.cpp) and the
 // run that produced it. One test per row runs `pkbcheck check FILE
-// --format json` with default options:
+// --format json` with default options (plus `--problem P` where the row
+// names the problem its GPU run was given):
 //   * pass            -> no Error-level finding;
 //   * compile-error   -> an input error (status not ok);
 //   * a failure class -> at least one Error-level finding whose ID explains
@@ -32,6 +33,7 @@ struct Row {
   std::string File;                 ///< relative to the source root
   std::vector<std::string> Classes; ///< one or more, '+'-joined in the table
   std::string Source;
+  std::string Problem; ///< optional 4th column; "" = from the file name
 };
 
 const std::vector<Row> &rows() {
@@ -43,7 +45,7 @@ const std::vector<Row> &rows() {
       std::vector<std::string> F = fields(L, 3, Rest);
       if (F.size() < 3)
         continue;
-      Row X{F[0], {}, F[2]};
+      Row X{F[0], {}, F[2], Rest};
       size_t B = 0;
       while (B <= F[1].size()) {
         size_t E = F[1].find('+', B);
@@ -117,8 +119,8 @@ class CandidateVerdict : public ::testing::TestWithParam<Row> {};
 
 TEST_P(CandidateVerdict, StaticAgreesWithGpu) {
   const Row &X = GetParam();
-  FileReport R =
-      runCheck(fs::path(PKB_SOURCE_DIR) / X.File, identifier(X.File));
+  FileReport R = runCheck(fs::path(PKB_SOURCE_DIR) / X.File, identifier(X.File),
+                          X.Problem);
   ASSERT_TRUE(R.Ran) << "no readable report for " << X.File;
   std::string Why = disagreement(X, R);
   auto Known = disagreements();

@@ -55,7 +55,8 @@ inline std::string slurp(const std::filesystem::path &P) {
 
 /// Runs `pkbcheck check Path --format json -o TMP` (default options).
 inline FileReport runCheck(const std::filesystem::path &Path,
-                           const std::string &Tag) {
+                           const std::string &Tag,
+                           const std::string &Problem = "") {
   namespace fs = std::filesystem;
   fs::path Json =
       fs::temp_directory_path() /
@@ -63,8 +64,9 @@ inline FileReport runCheck(const std::filesystem::path &Path,
   fs::path Log = Json;
   Log.replace_extension(".log");
   std::string Cmd = std::string(PKBCHECK_BIN) + " check '" + Path.string() +
-                    "' --format json -o '" + Json.string() + "' > '" +
-                    Log.string() + "' 2>&1";
+                    "' --format json -o '" + Json.string() + "'" +
+                    (Problem.empty() ? "" : " --problem '" + Problem + "'") +
+                    " > '" + Log.string() + "' 2>&1";
   (void)std::system(Cmd.c_str());
   FileReport R;
   R.Raw = slurp(Json);

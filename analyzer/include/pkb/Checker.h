@@ -12,8 +12,10 @@
 #include "pkb/Model.h"
 #include "pkb/support/Expected.h"
 
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,7 +42,26 @@ struct Topology {
 /// with the file and line.
 support::Expected<Topology> resolveTopology(const std::string &Spec);
 
-/// Options shared by all checkers.
+/// The candidate-ABI tensor sizes of the problem a file solves, for
+/// PART-003's output extent (docs/checkers.md, PART-003 "Output extent from
+/// the problem"). The driver fills it from pkb::sizeContract() (problems/
+/// ProblemCatalogue.h) for `check --problem` or a file named
+/// `<id>_<name>...`; the analyzer itself does not read the catalogue.
+struct ProblemSizes {
+  std::string Name;            ///< pkbcheck's problem name ("allreduce")
+  bool InputTimesW = false;    ///< In[0] has W * n elements (else n)
+  bool OutputTimesW = false;   ///< Out[0] has W * n elements (else n)
+  bool OutputRootOnly = false; ///< only rank 0 has Out[0]
+  unsigned ElemBytes = 2;      ///< bytes per element of In[0] and Out[0]
+  std::vector<int64_t> Sizes;  ///< problem sizes n checked (the defaults)
+  /// Data-moving collectives only (pkb::SizeContract::Copies): output
+  /// element j of rank r is input element (SourceOffsetByRank ? r * n : 0)
+  /// + (SourceByBlock ? j % n : j) of rank (SourceByBlock ? j / n : 0).
+  bool Copies = false;
+  bool SourceByBlock = false;
+  bool SourceOffsetByRank = false;
+};
+
 class CheckContexts;
 
 /// A fresh set of per-kernel check contexts for one module and one
@@ -48,6 +69,7 @@ class CheckContexts;
 /// check context per kernel").
 std::shared_ptr<CheckContexts> makeCheckContexts();
 
+/// Options shared by all checkers.
 struct CheckOptions {
   /// World sizes to check; each checker reports the smallest W that fails.
   std::vector<unsigned> WorldSizes = {2, 3, 4, 5, 6, 7, 8};
@@ -55,6 +77,9 @@ struct CheckOptions {
   /// "unknown" and reported as a solver-unknown note, never a pass.
   unsigned SolverTimeoutMs = 2000;
   Topology Target;
+  /// The problem of the file, when known; unset: none (PART-003 then uses
+  /// the kernels' element-count parameters as the output extent only).
+  std::optional<ProblemSizes> Problem;
   /// Called before a checker starts on a kernel (\p Kernel is the kernel's
   /// name) or, for module-level checkers, on the module (\p Kernel empty).
   /// The driver uses it to say where a time limit struck; may be null.

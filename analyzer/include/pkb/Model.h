@@ -86,6 +86,13 @@ enum class ExprOp {
 ///                          as a local to the engine, but SIG-002 knows it
 ///                          is the same in every call when nothing writes
 ///                          NAME;
+///   "host:In[K].shape[D]", "host:Out[K].shape[D]"  extent D of a
+///                          candidate's input / output tensor K, and
+///                          "host:In[K].numel", "host:Out[K].numel" its
+///                          element count (a `numel(T)` helper that
+///                          multiplies the extents), in host expressions
+///                          of `pkb_candidate_run` only
+///                          (LaunchSite::Arg::Host, LaunchSite::HostCond);
 ///   "epoch"/"call"         reserved for cross-call reasoning.
 struct Expr;
 using ExprRef = std::shared_ptr<const Expr>;
@@ -286,6 +293,12 @@ struct Event {
   /// the matching load is the closest earlier Load of the same address.
   bool RmwStore = false;
 
+  /// Set by the front end on a store that writes, unchanged, the value a
+  /// load of the same statement read: a plain copy `y[i] = x[j]` (the same
+  /// type on both sides, nothing else evaluated on the right). The address
+  /// that load read (in the load's element units, as Addr); null otherwise.
+  std::shared_ptr<const Address> CopyOf;
+
   // Typed forms of AtomicOp/CompareOp, filled by enrich().
   RmwOp Rmw = RmwOp::None;
   CmpOp Cmp = CmpOp::None;
@@ -320,6 +333,19 @@ struct LaunchSite {
     /// launches pass the same text share that memory (BAR-002 matches a
     /// wait with the signals of another kernel through it).
     std::string Text = {};
+    /// Launches in a candidate's `pkb_candidate_run` only: a non-constant
+    /// integral argument as an expression over the ABI tensor sizes
+    /// (`host:In[K].shape[D]`, `host:In[K].numel`, the same for `Out`),
+    /// "rank",
+    /// "world_size" and constants, following locals that the function
+    /// never writes after their initialization (`N / 8 - 1` with `size_t N
+    /// = In[0].shape[0]`); null when not expressible.
+    ExprRef Host = {};
+    /// Launches in `pkb_candidate_run` only: K when the argument is the
+    /// output tensor's data pointer `Out[K].data` (casts aside), the only
+    /// use of `Out[K].data` in the function, outside any loop, and `Out`
+    /// is not used otherwise than through `Out[c].member`; -1 otherwise.
+    int OutTensor = -1;
   };
   /// The arguments of a `k<<<...>>>(args)` launch in parameter order; empty
   /// for launch APIs whose arguments are a `void **` array. The engine binds
@@ -336,6 +362,19 @@ struct LaunchSite {
   /// engine constrains every agent of this launch by it (docs/checkers.md,
   /// "Rank- and world-size-conditional launches").
   ExprRef Guard;
+  /// Launches in `pkb_candidate_run` only: the conjunction of the
+  /// conditions of the enclosing `if` arms and of the preceding early
+  /// returns (`if (c) return v;`: !c) of the function, over the same names
+  /// as Arg::Host. For an early return of a non-zero integer constant (the
+  /// candidate refuses the call) the disjuncts of c that are not
+  /// expressible are left out: assumed not to refuse (`N * 2 >
+  /// ctx->symm[0].bytes`, a failed CUDA call). Null when unconditional.
+  /// Meaningful only when HostCondKnown.
+  ExprRef HostCond;
+  /// True when HostCond expresses every such condition (no loop or switch
+  /// around the launch, no statement before it that may return otherwise);
+  /// false for launches outside `pkb_candidate_run`.
+  bool HostCondKnown = false;
 };
 
 /// A load and the store that writes back the same lvalue in one
@@ -433,6 +472,17 @@ struct HostOp {
   /// ctx->call_index, "signal_pad"), else empty. For a SymmWrite the
   /// buffer is in Target.
   std::vector<std::string> ArgBuffers;
+  /// C++ cudaMemcpy* into a symmetric buffer only: K when the source is
+  /// the input tensor's data `In[K].data` (casts aside), else -1.
+  int SourceTensor = -1;
+  /// C++ cudaMemcpy*/cudaMemset* into a symmetric buffer only: the byte
+  /// count as an expression of fe::HostValues (`host:In[0].numel * 2`);
+  /// null when not expressible.
+  ExprRef Bytes;
+  /// C++ cudaMemcpy*/cudaMemset* into a symmetric buffer only: the
+  /// destination is the start of this rank's copy (`ctx->symm[i].local`,
+  /// casts aside, no offset).
+  bool AtBufferStart = false;
 };
 
 /// Everything known about one input file after the front end ran.

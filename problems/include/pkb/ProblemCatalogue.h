@@ -46,6 +46,34 @@ const CatalogueEntry *findCatalogueEntry(int Id);
 /// nullptr if none.
 const CatalogueEntry *findCatalogueEntry(std::string_view NameOrId);
 
+/// The candidate-ABI tensors of a ported collective (problems 1-8): one
+/// 1-D bf16 input `In[0]` and one 1-D bf16 output `Out[0]` whose element
+/// counts are the problem size n, or W * n where the problem says so, and
+/// the sizes the GPU harness runs by default. Mirrors inputs(), outputs()
+/// and defaultSizes() of problems/<Name>.cpp (a runtime test pins the two
+/// together); the static checks read it (PART-003's output extent,
+/// docs/checkers.md), which must not need CUDA.
+struct SizeContract {
+  bool InputTimesW = false;              ///< In[0] has W * n elements (else n)
+  bool OutputTimesW = false;             ///< Out[0] has W * n elements (else n)
+  bool InputRootOnly = false;            ///< only the root (rank 0) has In[0]
+  bool OutputRootOnly = false;           ///< only the root (rank 0) has Out[0]
+  int ElemBytes = 2;                     ///< bytes per element (bf16)
+  std::span<const int64_t> DefaultSizes; ///< n of a default run, ascending
+  /// The collectives that only move data (all-gather, broadcast, scatter,
+  /// gather, all-to-all): output element j of rank r is input element
+  /// (SourceOffsetByRank ? r * n : 0) + (SourceByBlock ? j % n : j) of rank
+  /// (SourceByBlock ? j / n : 0), the header formulas of problems/<Name>.cpp
+  /// (e.g. all-to-all y_r[p*n + i] = x_p[r*n + i]). False for reductions.
+  bool Copies = false;
+  bool SourceByBlock = false;      ///< source rank j / n, element j % n
+  bool SourceOffsetByRank = false; ///< source element offset by r * n
+};
+
+/// The size contract of problem Id; nullptr for a problem without one (not
+/// ported, or not a 1-D collective: tp_rms_norm, gemm_allreduce).
+const SizeContract *sizeContract(int Id);
+
 /// One ParallelKernelBench case as the byte models see it: the base shape
 /// (M, N) that PKB's `create_input_tensor(rank, world_size, problem_id,
 /// base_shape, dtype, ...)` receives, the element size of the case's dtype

@@ -1,0 +1,319 @@
+//===- HostValues.cpp - Values of a candidate's host code -----------------===//
+//
+// The integral values and conditions of a candidate's `pkb_candidate_run`
+// (docs/candidate-abi.md) as model expressions over the ABI tensor extents
+// (`host:In[K].shape[D]`, `host:In[K].numel`, the same for `Out`), rank,
+// world size and constants: launch arguments (LaunchSite::Arg::Host), the
+// host condition of a launch (LaunchSite::HostCond) and the byte count of a
+// copy into a symmetric buffer (HostOp::Bytes). docs/model-schema.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FrontendInternal.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+
+namespace pkb::fe {
+
+using namespace clang;
+
+namespace {
+
+/// Finds a write of local \p V (assignment, increment, address taken).
+class LocalWrites : public RecursiveASTVisitor<LocalWrites> {
+public:
+  explicit LocalWrites(const VarDecl *V) : V(V) {}
+  bool Found = false;
+  bool VisitBinaryOperator(BinaryOperator *B) {
+    Found |= B->isAssignmentOp() && refersTo(B->getLHS());
+    return !Found;
+  }
+  bool VisitUnaryOperator(UnaryOperator *U) {
+    Found |= (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf) &&
+             refersTo(U->getSubExpr());
+    return !Found;
+  }
+
+private:
+  bool refersTo(const clang::Expr *E) const {
+    const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    return DR && DR->getDecl() == V;
+  }
+  const VarDecl *V;
+};
+
+} // namespace
+
+ExprRef foldedInt(const clang::Expr *E, ASTContext &Ctx) {
+  clang::Expr::EvalResult R;
+  if (E->isValueDependent() || E->isTypeDependent() ||
+      !E->getType()->isIntegralOrEnumerationType() ||
+      !E->EvaluateAsInt(R, Ctx) || !R.Val.isInt())
+    return nullptr;
+  return Expr::constant(R.Val.getInt().getExtValue());
+}
+
+std::optional<ExprOp> hostBinaryOp(BinaryOperatorKind K) {
+  switch (K) {
+  case BO_Add:
+    return ExprOp::Add;
+  case BO_Sub:
+    return ExprOp::Sub;
+  case BO_Mul:
+    return ExprOp::Mul;
+  case BO_Div:
+    return ExprOp::Div;
+  case BO_Rem:
+    return ExprOp::Rem;
+  case BO_EQ:
+    return ExprOp::Eq;
+  case BO_NE:
+    return ExprOp::Ne;
+  case BO_LT:
+    return ExprOp::Lt;
+  case BO_LE:
+    return ExprOp::Le;
+  case BO_GT:
+    return ExprOp::Gt;
+  case BO_GE:
+    return ExprOp::Ge;
+  case BO_LAnd:
+    return ExprOp::LAnd;
+  case BO_LOr:
+    return ExprOp::LOr;
+  default:
+    return std::nullopt;
+  }
+}
+
+bool writesLocal(const VarDecl *V, const Stmt *Body) {
+  LocalWrites W(V);
+  W.TraverseStmt(const_cast<Stmt *>(Body));
+  return W.Found;
+}
+
+bool HostValues::isCandidateRun(const FunctionDecl *FD) {
+  return FD && FD->getIdentifier() && FD->getName() == "pkb_candidate_run" &&
+         FD->getNumParams() >= 4 && FD->hasBody();
+}
+
+const clang::Expr *HostValues::constLocalInit(const DeclRefExpr *DR) const {
+  const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
+  if (!VD || !VD->hasLocalStorage() || isa<ParmVarDecl>(VD) || !VD->getInit() ||
+      VD->getType()->isReferenceType())
+    return nullptr;
+  return writesLocal(VD, Run->getBody()) ? nullptr : VD->getInit();
+}
+
+/// `T[c]` of the parameter \p P with a constant c, else nullopt.
+std::optional<unsigned> HostValues::tensorIndex(const clang::Expr *E,
+                                                const ParmVarDecl *P) const {
+  const auto *AS = dyn_cast<ArraySubscriptExpr>(E->IgnoreParenImpCasts());
+  if (!AS)
+    return std::nullopt;
+  const auto *DR = dyn_cast<DeclRefExpr>(AS->getBase()->IgnoreParenImpCasts());
+  clang::Expr::EvalResult R;
+  if (!DR || DR->getDecl() != P || AS->getIdx()->isValueDependent() ||
+      !AS->getIdx()->EvaluateAsInt(R, Ctx) || !R.Val.isInt() ||
+      R.Val.getInt().isNegative())
+    return std::nullopt;
+  return static_cast<unsigned>(R.Val.getInt().getZExtValue());
+}
+
+/// K when \p E is `P[K].data` (casts aside), else nullopt.
+std::optional<unsigned> HostValues::tensorData(const clang::Expr *E,
+                                               const ParmVarDecl *P) const {
+  const auto *M = dyn_cast<MemberExpr>(E->IgnoreParenCasts());
+  if (!M || !M->getMemberDecl()->getIdentifier() ||
+      M->getMemberDecl()->getName() != "data")
+    return std::nullopt;
+  return tensorIndex(M->getBase(), P);
+}
+
+/// `T[K].shape[D]` of the input (parameter 1) or output (parameter 3)
+/// tensors of pkb_candidate_run \p FD, as "host:In[K].shape[D]" /
+/// "host:Out[K].shape[D]"; null otherwise.
+ExprRef HostValues::tensorShape(const clang::Expr *E) const {
+  const FunctionDecl *FD = Run;
+  const auto *AS = dyn_cast<ArraySubscriptExpr>(E->IgnoreParenImpCasts());
+  if (!AS)
+    return nullptr;
+  const auto *M = dyn_cast<MemberExpr>(AS->getBase()->IgnoreParenImpCasts());
+  clang::Expr::EvalResult D;
+  if (!M || !M->getMemberDecl()->getIdentifier() ||
+      M->getMemberDecl()->getName() != "shape" ||
+      AS->getIdx()->isValueDependent() ||
+      !AS->getIdx()->EvaluateAsInt(D, Ctx) || !D.Val.isInt() ||
+      D.Val.getInt().isNegative())
+    return nullptr;
+  for (unsigned PI : {1u, 3u})
+    if (std::optional<unsigned> K =
+            tensorIndex(M->getBase(), FD->getParamDecl(PI)))
+      return Expr::var(std::string(PI == 1 ? "host:In[" : "host:Out[") +
+                       std::to_string(*K) + "].shape[" +
+                       std::to_string(D.Val.getInt().getZExtValue()) + "]");
+  return nullptr;
+}
+
+/// True if \p FD computes a tensor's element count: one `pkb_tensor`
+/// parameter T (by value or reference) and the body `acc = 1; for (i =
+/// 0; i < T.ndim; ++i) acc *= T.shape[i]; return acc;` (any names, casts
+/// aside): the product of the extents (docs/candidate-abi.md).
+bool HostValues::isNumelFunction(const FunctionDecl *FD) {
+  FD = FD->getDefinition();
+  if (!FD || FD->getNumParams() != 1)
+    return false;
+  auto [It, New] = NumelFns.try_emplace(FD, false);
+  if (!New)
+    return It->second;
+  const ParmVarDecl *T = FD->getParamDecl(0);
+  const auto *RD = T->getType().getNonReferenceType()->getAsRecordDecl();
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(FD->getBody());
+  if (!RD || !RD->getIdentifier() || RD->getName() != "pkb_tensor" || !Body ||
+      Body->size() != 3)
+    return false;
+  auto Stmts = Body->body();
+  auto It2 = Stmts.begin();
+  // acc = 1
+  const auto *DS = dyn_cast<DeclStmt>(*It2++);
+  const auto *Acc = DS && DS->isSingleDecl()
+                        ? dyn_cast<VarDecl>(DS->getSingleDecl())
+                        : nullptr;
+  clang::Expr::EvalResult One;
+  if (!Acc || !Acc->getInit() || Acc->getInit()->isValueDependent() ||
+      !Acc->getInit()->EvaluateAsInt(One, Ctx) || !One.Val.isInt() ||
+      One.Val.getInt() != 1)
+    return false;
+  auto IsParamMember = [&](const clang::Expr *X, llvm::StringRef Name) {
+    const auto *M = dyn_cast_or_null<MemberExpr>(X->IgnoreParenCasts());
+    const auto *DR =
+        M ? dyn_cast<DeclRefExpr>(M->getBase()->IgnoreParenImpCasts())
+          : nullptr;
+    return DR && DR->getDecl() == T && M->getMemberDecl()->getIdentifier() &&
+           M->getMemberDecl()->getName() == Name;
+  };
+  auto IsRef = [](const clang::Expr *X, const ValueDecl *D) {
+    const auto *DR = dyn_cast_or_null<DeclRefExpr>(X->IgnoreParenCasts());
+    return DR && DR->getDecl() == D;
+  };
+  // for (i = 0; i < T.ndim; ++i) acc *= T.shape[i];
+  const auto *For = dyn_cast<ForStmt>(*It2++);
+  const auto *Init = For ? dyn_cast_or_null<DeclStmt>(For->getInit()) : nullptr;
+  const auto *I = Init && Init->isSingleDecl()
+                      ? dyn_cast<VarDecl>(Init->getSingleDecl())
+                      : nullptr;
+  const auto *Cond =
+      For ? dyn_cast_or_null<BinaryOperator>(For->getCond()) : nullptr;
+  const auto *Inc =
+      For ? dyn_cast_or_null<UnaryOperator>(For->getInc()) : nullptr;
+  if (!I || !Cond || Cond->getOpcode() != BO_LT || !IsRef(Cond->getLHS(), I) ||
+      !IsParamMember(Cond->getRHS(), "ndim") || !Inc || !Inc->isIncrementOp() ||
+      !IsRef(Inc->getSubExpr(), I))
+    return false;
+  const Stmt *B = For->getBody();
+  if (const auto *CS = dyn_cast<CompoundStmt>(B))
+    B = CS->size() == 1 ? CS->body_front() : nullptr;
+  const auto *Mul = dyn_cast_or_null<CompoundAssignOperator>(B);
+  const auto *Sub =
+      Mul ? dyn_cast<ArraySubscriptExpr>(Mul->getRHS()->IgnoreParenCasts())
+          : nullptr;
+  if (!Mul || Mul->getOpcode() != BO_MulAssign || !IsRef(Mul->getLHS(), Acc) ||
+      !Sub || !IsParamMember(Sub->getBase(), "shape") ||
+      !IsRef(Sub->getIdx(), I))
+    return false;
+  // return acc;
+  const auto *Ret = dyn_cast<ReturnStmt>(*It2);
+  It->second = Ret && Ret->getRetValue() && IsRef(Ret->getRetValue(), Acc);
+  return It->second;
+}
+
+/// \p E in pkb_candidate_run \p FD as an expression over the tensor
+/// extents (tensorShape()), rank, world size and constants, following
+/// locals never written after their initialization; null when it
+/// mentions anything else. Logic and comparisons yield 0/1.
+ExprRef HostValues::value(const clang::Expr *E, unsigned Depth) {
+  const FunctionDecl *FD = Run;
+  if (!E || Depth > MaxDepth)
+    return nullptr;
+  E = E->IgnoreParenCasts();
+  if (ExprRef C = foldedInt(E, Ctx))
+    return C;
+  if (ExprRef T = tensorShape(E))
+    return T;
+  if (const auto *CE = dyn_cast<CallExpr>(E)) {
+    // numel(In[0]): a function of the unit that multiplies the extents.
+    const FunctionDecl *Callee = CE->getDirectCallee();
+    if (!Callee || CE->getNumArgs() != 1 || !isNumelFunction(Callee))
+      return nullptr;
+    for (unsigned PI : {1u, 3u})
+      if (std::optional<unsigned> K =
+              tensorIndex(CE->getArg(0), FD->getParamDecl(PI)))
+        return Expr::var(std::string(PI == 1 ? "host:In[" : "host:Out[") +
+                         std::to_string(*K) + "].numel");
+    return nullptr;
+  }
+  if (const auto *M = dyn_cast<MemberExpr>(E)) {
+    if (!M->getType()->isIntegralOrEnumerationType() ||
+        !M->getMemberDecl()->getIdentifier())
+      return nullptr;
+    llvm::StringRef N = M->getMemberDecl()->getName();
+    return isRankName(N)    ? Expr::var("rank")
+           : isWorldName(N) ? Expr::var("world_size")
+                            : nullptr;
+  }
+  if (const auto *DR = dyn_cast<DeclRefExpr>(E)) {
+    if (!DR->getType()->isIntegralOrEnumerationType())
+      return nullptr;
+    if (const clang::Expr *Init = constLocalInit(DR))
+      return value(Init, Depth + 1);
+    return nullptr;
+  }
+  if (const auto *U = dyn_cast<UnaryOperator>(E)) {
+    ExprRef A = value(U->getSubExpr(), Depth + 1);
+    if (!A)
+      return nullptr;
+    switch (U->getOpcode()) {
+    case UO_LNot:
+      return Expr::unary(ExprOp::LNot, A);
+    case UO_Minus:
+      return Expr::unary(ExprOp::Neg, A);
+    case UO_Plus:
+      return A;
+    default:
+      return nullptr;
+    }
+  }
+  if (const auto *C = dyn_cast<ConditionalOperator>(E)) {
+    ExprRef Cd = value(C->getCond(), Depth + 1);
+    ExprRef T = Cd ? value(C->getTrueExpr(), Depth + 1) : nullptr;
+    ExprRef F = T ? value(C->getFalseExpr(), Depth + 1) : nullptr;
+    return F ? Expr::select(Cd, T, F) : nullptr;
+  }
+  const auto *B = dyn_cast<BinaryOperator>(E);
+  if (!B)
+    return nullptr;
+  std::optional<ExprOp> Op = hostBinaryOp(B->getOpcode());
+  if (!Op)
+    return nullptr;
+  ExprRef L = value(B->getLHS(), Depth + 1);
+  ExprRef R = L ? value(B->getRHS(), Depth + 1) : nullptr;
+  return R ? Expr::binary(*Op, L, R) : nullptr;
+}
+
+/// \p E as a condition (non-zero: true) over the names of value().
+ExprRef HostValues::cond(const clang::Expr *E) {
+  ExprRef V = value(E, 0);
+  if (!V)
+    return nullptr;
+  // Comparisons and logic already yield 0/1.
+  const clang::Expr *X = E->IgnoreParenCasts();
+  const auto *B = dyn_cast<BinaryOperator>(X);
+  const auto *U = dyn_cast<UnaryOperator>(X);
+  if ((B && (B->isComparisonOp() || B->isLogicalOp())) ||
+      (U && U->getOpcode() == UO_LNot))
+    return V;
+  return Expr::binary(ExprOp::Ne, V, Expr::constant(0));
+}
+
+} // namespace pkb::fe
