@@ -16,6 +16,10 @@
 // exact reads are reported (no opaque value, no unbound parameter); where the
 // writes cannot be enumerated, nothing is reported (docs/checkers.md).
 //
+// Output mapping: for a problem that only moves data, a plain copy into the
+// output from a symmetric buffer that the host filled with the input must
+// read the (rank, element) that the problem's mapping prescribes.
+//
 //===----------------------------------------------------------------------===//
 #include "Checks.h"
 #include "Engine.h"
@@ -110,13 +114,16 @@ class Part004 : public Checker {
 public:
   PKB_CHECK_INFO("PART-004", "slot-mismatch",
                  "A rank reads a slot of a symmetric buffer that no rank "
-                 "writes: the slot read for a sender is not the slot the "
-                 "sender wrote.",
+                 "writes, or copies into its output another rank's or "
+                 "element's input than the problem prescribes: the slot "
+                 "read for a sender is not the slot the sender wrote.",
                  "part-004", ExplainsOutputMismatch)
 
   void check(const ModuleModel &M, const CheckOptions &Opts,
              std::vector<Finding> &Out,
              std::vector<Diagnostic> &Diags) const override {
+    if (Opts.Problem && Opts.Problem->Copies)
+      checkOutputMapping(M, Opts, Out, Diags);
     std::vector<CallSite> Calls;
     if (!callSites(M, Calls))
       return;
@@ -170,18 +177,204 @@ public:
   }
 
 private:
+  /// Output mapping (docs/checkers.md, PART-004 "Output mapping"): for a
+  /// collective that only moves data, each plain copy into `Out[0]` whose
+  /// source is a symmetric buffer that pkb_candidate_run fills with
+  /// `In[0]` must read the element the problem puts there (all-gather:
+  /// output element p*n + i of any rank is x_p[i]).
+  void checkOutputMapping(const ModuleModel &M, const CheckOptions &Opts,
+                          std::vector<Finding> &Out,
+                          std::vector<Diagnostic> &Diags) const {
+    // The fill: one cudaMemcpy* of In[0] to the start of symm[K] on every
+    // call, nothing else writes symm[K] from the host, no collective.
+    const HostOp *Fill = nullptr;
+    for (const HostOp &H : M.HostOps) {
+      if (H.Kind == HostOp::Collective)
+        return;
+      if (H.Kind != HostOp::SymmWrite || !startsWith(H.Target, "symm["))
+        continue;
+      if (Fill || H.SourceTensor != 0 || !H.AtBufferStart || !H.Bytes ||
+          H.Depth != 0 || !onlyHostNames(H.Bytes) || H.Bytes->hasOpaque() ||
+          H.Target.find('@') != std::string::npos)
+        return;
+      Fill = &H;
+    }
+    if (!Fill)
+      return;
+    std::vector<CallSite> Calls;
+    if (!callSites(M, Calls, /*HostWrites=*/true))
+      return;
+    // No kernel writes the filled buffer (its content stays In[0]) or may
+    // write through memory the model does not name.
+    for (const CallSite &C : Calls) {
+      const KernelModel &K = *C.K;
+      for (const Event &E : K.Events) {
+        if (E.Kind == EventKind::Opaque || E.Kind == EventKind::Call ||
+            E.Kind == EventKind::BulkCopy)
+          return;
+        if (!writesMemory(E.Kind) || K.isSharedAccess(E) ||
+            E.Addr.Space == AddrSpace::Local)
+          continue;
+        std::string Key = bufferKey(C, E.Addr.Base);
+        if (Key == Fill->Target || (Key.empty() && !K.paramOf(E.Addr.Base)))
+          return;
+      }
+    }
+    for (const CallSite &C : Calls) {
+      if (C.K->Launches.size() != 1 || !C.L->HostCondKnown ||
+          !onlyHostNames(C.L->HostCond) ||
+          (C.L->HostCond && C.L->HostCond->hasOpaque()))
+        continue;
+      for (const LaunchSite::Arg &Arg : C.L->Args)
+        if (Arg.OutTensor == 0)
+          try {
+            if (mapOutput(M, Opts, C, Arg.Param, *Fill, Out))
+              return;
+          } catch (const z3::exception &E) {
+            Diags.push_back(solverErrorNote(info().Id, *C.K, E));
+            return;
+          }
+    }
+  }
+
+  /// The copies into \p OutParam (the launch's Out[0]) of call \p C: each
+  /// must be a plain copy from the filled buffer, and one that reads
+  /// another element than the problem's is reported. True when reported.
+  bool mapOutput(const ModuleModel &M, const CheckOptions &Opts,
+                 const CallSite &C, const std::string &OutParam,
+                 const HostOp &Fill, std::vector<Finding> &Out) const {
+    const ProblemSizes &PS = *Opts.Problem;
+    const KernelModel &K = *C.K;
+    std::vector<size_t> Copies;
+    for (size_t I = 0; I < K.Events.size(); ++I) {
+      const Event &E = K.Events[I];
+      if (!writesMemory(E.Kind) || E.Addr.Base != OutParam)
+        continue;
+      // Every write of the output must be such a copy: another value
+      // written there could be the right one.
+      if (E.Kind != EventKind::Store || !E.CopyOf || E.Addr.Peer || !E.Width ||
+          bufferKey(C, E.CopyOf->Base) != Fill.Target)
+        return false;
+      Copies.push_back(I);
+    }
+    std::optional<Analysis> Local;
+    Analysis &A = checkContext(M, K, Opts, Local);
+    z3::context &Z = A.Z;
+    const int Ag = 1;
+    z3::expr R = A.rank(Ag);
+    // Small world sizes, like the slot check; each default size alone (a
+    // constant block size keeps the divisions linear).
+    std::vector<unsigned> Ws;
+    for (unsigned W : Opts.WorldSizes)
+      if (W >= 2 && W <= 4)
+        Ws.push_back(W);
+    std::sort(Ws.begin(), Ws.end());
+    const int64_t EB = PS.ElemBytes;
+    for (size_t I : Copies) {
+      const Event &E = K.Events[I];
+      const Address &Src = *E.CopyOf;
+      for (unsigned W : Ws)
+        for (int64_t N : PS.Sizes) {
+          z3::expr Size = Z.int_val(N);
+          z3::expr Wv = Z.int_val(W);
+          z3::expr OutN = PS.OutputTimesW ? Wv * Size : Size;
+          // The launch's host values replace its parameters.
+          z3::expr_vector PF(Z), PT(Z);
+          bool Approx = false;
+          for (const LaunchSite::Arg &Arg : C.L->Args) {
+            if (!Arg.Host || !onlyHostNames(Arg.Host) || Arg.Host->hasOpaque())
+              continue;
+            Encoded V = A.hostTerm(Arg.Host, PS, Size, R, W);
+            Approx = Approx || V.Approx;
+            PF.push_back(A.var("param:" + Arg.Param, 0));
+            PT.push_back(V.Term);
+          }
+          Analysis::Range St = A.range(I, Ag);
+          Encoded Q = Src.Peer ? A.toInt(Src.Peer, Ag) : Encoded(R);
+          Encoded Bl = A.toInt(Src.Index, Ag) * Z.int_val(E.Width);
+          if (Src.ByteOffset)
+            Bl = Bl + A.toInt(Src.ByteOffset, Ag);
+          z3::expr Bs = St.Lo.Term;
+          z3::expr Block = Size * Z.int_val(EB);
+          z3::expr Qe = PS.SourceByBlock ? Bs / Block : Z.int_val(0);
+          z3::expr Be = (PS.SourceOffsetByRank ? R * Block : Z.int_val(0)) +
+                        (PS.SourceByBlock ? Bs % Block : Bs);
+          Encoded Cond = C.L->HostCond
+                             ? A.hostCond(C.L->HostCond, PS, Size, R, W)
+                             : Encoded(Z.bool_val(true));
+          // Any other source is wrong: another rank's or another
+          // element's input, or bytes the fill did not write.
+          Encoded F = A.exec(I, Ag) && St.Owner == R && Cond && Bs >= 0 &&
+                      Bs + Z.int_val(E.Width) <= OutN * Z.int_val(EB) &&
+                      Q >= 0 && Q < Wv &&
+                      (PS.OutputRootOnly ? R == 0 : Z.bool_val(true)) &&
+                      (Q != Qe || Bl != Be);
+          F = F.substitute(PF, PT).orApprox(Approx);
+          if (F.Approx)
+            return false;
+          WitnessSpec Wit = A.agentWitness({Ag});
+          Wit.push_back({"byte", St.Lo});
+          Wit.push_back({"src_rank", Q});
+          Wit.push_back({"src_byte", Bl});
+          Wit.push_back({"want_rank", Qe});
+          Wit.push_back({"want_byte", Be});
+          for (auto &[Name, T] : Wit)
+            T = T.substitute(PF, PT);
+          // Without a launch size from the site, every representative
+          // launch must show it.
+          const bool AnyFromSite = anyFromSite(A);
+          Outcome Found;
+          bool All = true;
+          for (const LaunchDims &L : A.launches()) {
+            if (AnyFromSite && !L.FromSite)
+              continue;
+            Outcome O = A.solve(F, Wit, {W}, &L);
+            bool Exact = O.sat() && !O.Approx && O.Unbound.empty();
+            All = All && Exact;
+            if (Exact && !Found.sat())
+              Found = O;
+            if (AnyFromSite && Exact)
+              break;
+          }
+          if (!Found.sat() || (!AnyFromSite && !All))
+            continue;
+          Finding F2 = makeFinding(
+              info().Id, K, E.Loc,
+              "rank " + Found.Witness["r1"] + " (block " + Found.Witness["b1"] +
+                  ", thread " + Found.Witness["t1"] + ") copies into byte " +
+                  Found.Witness["byte"] + " of Out[0] (" + OutParam +
+                  ") the bytes at " + Found.Witness["src_byte"] + " of rank " +
+                  Found.Witness["src_rank"] + "'s " + Fill.Target +
+                  " (where the host copies that rank's In[0]); " + PS.Name +
+                  " puts byte " + Found.Witness["want_byte"] + " of rank " +
+                  Found.Witness["want_rank"] + "'s input there (W = " +
+                  std::to_string(W) + ", n = " + std::to_string(N) + ")",
+              "read output block p from the rank and the offset that own it "
+              "(all-gather: y[p*n + i] = x_p[i])");
+          F2.Related.push_back({"fill", Fill.Loc,
+                                Fill.Callee + " of In[0] into " + Fill.Target});
+          applyOutcome(F2, Found);
+          emit(Out, std::move(F2));
+          return true;
+        }
+    }
+    return false;
+  }
+
   /// The kernel calls of the host sequence, each matched with its kernel
   /// and launch site; false when the module is outside what the check can
-  /// reason about: no C++ host sequence, a host write or collective into a
-  /// symmetric buffer, a launch outside the sequence or a call that names
-  /// no single kernel.
-  static bool callSites(const ModuleModel &M, std::vector<CallSite> &Calls) {
+  /// reason about: no C++ host sequence, a collective, a host write into a
+  /// symmetric buffer (unless \p HostWrites), a launch outside the
+  /// sequence or a call that names no single kernel.
+  static bool callSites(const ModuleModel &M, std::vector<CallSite> &Calls,
+                        bool HostWrites = false) {
     size_t Sites = 0;
     for (const KernelModel &K : M.Kernels)
       Sites += K.Launches.size();
     for (const HostOp &H : M.HostOps) {
       if (H.Kind == HostOp::Collective ||
-          (H.Kind == HostOp::SymmWrite && H.Target != "signal_pad"))
+          (!HostWrites && H.Kind == HostOp::SymmWrite &&
+           H.Target != "signal_pad"))
         return false;
       if (H.Kind != HostOp::KernelCall)
         continue;

@@ -195,6 +195,19 @@ static std::optional<ExprRef> cgQuery(BarrierKind G, llvm::StringRef M) {
   return std::nullopt;
 }
 
+/// True if \p Arg, the right side of a copy assignment to \p Obj, is an
+/// object in memory of the same type (no temporary, no conversion).
+static bool copiesObject(const clang::Expr *Arg, const clang::Expr *Obj) {
+  const clang::Expr *X = Arg->IgnoreParenImpCasts();
+  if (isa<MaterializeTemporaryExpr>(X) || !X->isGLValue())
+    return false;
+  return X->getType().getCanonicalType().getUnqualifiedType() ==
+         Obj->IgnoreParenImpCasts()
+             ->getType()
+             .getCanonicalType()
+             .getUnqualifiedType();
+}
+
 Val Builder::atomicBuiltin(const AtomicExpr *AE) {
   std::string Spelled = text(AE);
   llvm::StringRef N(Spelled);
@@ -503,6 +516,7 @@ Val Builder::call(const CallExpr *CE) {
           FD->getOverloadedOperator() >= OO_Equal &&
           FD->getOverloadedOperator() <= OO_GreaterGreaterEqual))) {
       bool Plain = FD->getOverloadedOperator() == OO_Equal;
+      size_t Before = K.Events.size();
       Val R = NArgs > ArgBase ? recordRead(CE->getArg(ArgBase)) : Val{};
       std::optional<PtrVal> P = lvalue(Obj);
       if (P) {
@@ -510,6 +524,13 @@ Val Builder::call(const CallExpr *CE) {
           emitAccess(EventKind::Load, *P, strip(Obj)->getType(), CE);
         emitAccess(EventKind::Store, *P, strip(Obj)->getType(), CE,
                    Plain ? R.E : nullptr);
+        // `y[i] = x[j]` of a whole object read from memory: a plain copy.
+        Event &St = K.Events.back();
+        if (Plain && NArgs > ArgBase && K.Events.size() == Before + 2 &&
+            K.Events[Before].Kind == EventKind::Load &&
+            K.Events[Before].Width == St.Width && St.Width &&
+            copiesObject(CE->getArg(ArgBase), Obj))
+          St.CopyOf = std::make_shared<const Address>(K.Events[Before].Addr);
       }
       return R;
     }

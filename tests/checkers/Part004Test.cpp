@@ -133,4 +133,69 @@ TEST(Checkers, Part004HostWrittenBufferIsNotChecked) {
   EXPECT_TRUE(F.empty()) << dump(F);
 }
 
+/// Pull all-gather of the candidate `2_allgather_pull_red.cu` shape: the
+/// host copies In[0] into symm[0] (line 79), then `pull` copies y[I] =
+/// peers[Src][I - P*N] with P = I / N (line 45) for I < N * W.
+ModuleModel pullAllgather(ExprRef Src) {
+  ExprRef N = v("param:N");
+  KB P = viewKernel("pull");
+  unsigned I = P.beginLoop(gtid(), N * W(), stride(), "I");
+  ExprRef Pe = P.lv(I) / N;
+  Event &St = P.store(45, addr("Y", nullptr, P.lv(I)), 2);
+  St.CopyOf = std::make_shared<const Address>(
+      addr("V.peers", Src ? Src : Pe, P.lv(I) - Pe * N));
+  P.endLoop();
+  ModuleModel M;
+  M.File = "test.cu";
+  HostOp Fill;
+  Fill.Kind = HostOp::SymmWrite;
+  Fill.Callee = "cudaMemcpyAsync";
+  Fill.Target = "symm[0]";
+  Fill.Loc = {"test.cu", 79, 3};
+  Fill.SourceTensor = 0;
+  Fill.AtBufferStart = true;
+  Fill.Bytes = v("host:In[0].numel") * c(2);
+  M.HostOps.push_back(Fill);
+  launchAt(M, P.K, 84);
+  LaunchSite &L = P.K.Launches.back();
+  L.HostCondKnown = true;
+  for (LaunchSite::Arg &A : L.Args) {
+    if (A.Param == "Y")
+      A.OutTensor = 0;
+    if (A.Param == "N")
+      A.Host = v("host:In[0].numel");
+  }
+  M.Kernels = {P.K};
+  enrich(M);
+  return M;
+}
+
+CheckOptions allgatherProblem() {
+  CheckOptions O;
+  O.Problem = ProblemSizes{"allgather",   false, true, false, 2,
+                           {1024, 65536}, true,  true, false};
+  return O;
+}
+
+TEST(Checkers, Part004OutputBlockFromTheWrongRank) {
+  // Output block p pulled from rank (p + 1) % W: every byte read was
+  // written (by the host), but with another rank's input.
+  ExprRef N = v("param:N");
+  auto F = runOne(pullAllgather(((v("loop:0") / N) + c(1)) % W()), "PART-004",
+                  allgatherProblem());
+  EXPECT_EQ(keys(F), (std::set<Key>{{45, "PART-004"}})) << dump(F);
+  const Finding *X = find(F, "PART-004");
+  ASSERT_TRUE(X);
+  EXPECT_EQ(X->Sev, Severity::Error);
+  EXPECT_EQ(X->Witness.at("W"), "2");
+  EXPECT_NE(X->Witness.at("src_rank"), X->Witness.at("want_rank"));
+  // From rank p: the all-gather's own mapping.
+  EXPECT_TRUE(
+      runOne(pullAllgather(nullptr), "PART-004", allgatherProblem()).empty());
+  // Without the problem nothing says which rank's data belongs where.
+  EXPECT_TRUE(
+      runOne(pullAllgather(((v("loop:0") / N) + c(1)) % W()), "PART-004")
+          .empty());
+}
+
 } // namespace
