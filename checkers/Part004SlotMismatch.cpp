@@ -221,7 +221,9 @@ private:
       }
     }
     for (const CallSite &C : Calls) {
-      if (C.K->Launches.size() != 1 || !C.L->HostCondKnown ||
+      // The fill comes first in the call (the kernel then reads this
+      // call's input).
+      if (C.Op < Fill || C.K->Launches.size() != 1 || !C.L->HostCondKnown ||
           !onlyHostNames(C.L->HostCond) ||
           (C.L->HostCond && C.L->HostCond->hasOpaque()))
         continue;

@@ -186,10 +186,51 @@ public:
           ++U.Data[*K];
         return true;
       }
+      /// `f(Out[c])` with a helper that only reads the tensor's metadata
+      /// (`numel(Out[0])`, `isBf16(Out[0])`) is no use of its data.
+      bool VisitCallExpr(CallExpr *CE) {
+        const FunctionDecl *Fn = CE->getDirectCallee();
+        const FunctionDecl *Def = nullptr;
+        if (!Fn || !Fn->hasBody(Def) || !Def)
+          return true;
+        for (unsigned I = 0; I < CE->getNumArgs() && I < Def->getNumParams();
+             ++I)
+          if (F.tensorIndex(CE->getArg(I), P) &&
+              readsOnlyMetadata(Def, Def->getParamDecl(I)))
+            ++Members;
+        return true;
+      }
     } W(HV, P, It->second);
     W.TraverseStmt(FD->getBody());
     It->second.Escapes = W.Refs != W.Members;
     return It->second;
+  }
+
+  /// True if \p Fn takes the tensor \p T by value or by const reference
+  /// and never names its `data` member (nor passes it on).
+  static bool readsOnlyMetadata(const FunctionDecl *Fn, const ParmVarDecl *T) {
+    QualType Ty = T->getType();
+    if (Ty->isReferenceType() && !Ty.getNonReferenceType().isConstQualified())
+      return false;
+    struct Uses : RecursiveASTVisitor<Uses> {
+      const ParmVarDecl *T;
+      unsigned Refs = 0, Meta = 0;
+      explicit Uses(const ParmVarDecl *T) : T(T) {}
+      bool VisitDeclRefExpr(DeclRefExpr *DR) {
+        Refs += DR->getDecl() == T;
+        return true;
+      }
+      bool VisitMemberExpr(MemberExpr *M) {
+        const auto *DR =
+            dyn_cast<DeclRefExpr>(M->getBase()->IgnoreParenImpCasts());
+        if (DR && DR->getDecl() == T && M->getMemberDecl()->getIdentifier() &&
+            M->getMemberDecl()->getName() != "data")
+          ++Meta;
+        return true;
+      }
+    } U(T);
+    U.TraverseStmt(Fn->getBody());
+    return U.Refs == U.Meta;
   }
 
   /// True if \p S holds a `return` (outside lambdas).

@@ -382,6 +382,36 @@ extern "C" int pkb_candidate_run(pkb_context *Ctx, const pkb_tensor *In,
   EXPECT_FALSE(Early.HostCondKnown);
 }
 
+TEST(FrontendLaunches, OutputTensorThroughMetadataHelpers) {
+  // Out[0] passed to a helper that reads only its shape keeps Out[0].data
+  // the launch's output; a helper that may touch the data does not.
+  const char *Head = R"(
+struct pkb_tensor { void *data; long shape[4]; int ndim; int dtype; };
+struct pkb_context { int rank; int world_size; };
+inline bool isBf16(const pkb_tensor &T) { return T.dtype == 1; }
+inline void wipe(const pkb_tensor &T) { *(char *)T.data = 0; }
+__global__ void fill(float *y, unsigned long n) { y[threadIdx.x] = n; }
+extern "C" int pkb_candidate_run(pkb_context *Ctx, const pkb_tensor *In,
+                                 int NumIn, pkb_tensor *Out, int NumOut) {
+)";
+  FrontendResult Meta = build(std::string(Head) + R"(
+  if (!isBf16(Out[0])) return 1;
+  fill<<<4, 256>>>((float *)Out[0].data, Out[0].shape[0]);
+  return 0;
+}
+)");
+  ASSERT_TRUE(Meta.Parsed);
+  EXPECT_EQ(kernel(Meta, "fill").Launches.at(0).Args.at(0).OutTensor, 0);
+  FrontendResult Data = build(std::string(Head) + R"(
+  wipe(Out[0]);
+  fill<<<4, 256>>>((float *)Out[0].data, Out[0].shape[0]);
+  return 0;
+}
+)");
+  ASSERT_TRUE(Data.Parsed);
+  EXPECT_EQ(kernel(Data, "fill").Launches.at(0).Args.at(0).OutTensor, -1);
+}
+
 // The guards inside lambdas: one in a host function, one at namespace
 // scope (outside any named function; its guard is still found).
 TEST(FrontendLaunches, HostGuardsInsideLambdas) {

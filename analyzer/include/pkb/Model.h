@@ -344,7 +344,8 @@ struct LaunchSite {
     /// Launches in `pkb_candidate_run` only: K when the argument is the
     /// output tensor's data pointer `Out[K].data` (casts aside), the only
     /// use of `Out[K].data` in the function, outside any loop, and `Out`
-    /// is not used otherwise than through `Out[c].member`; -1 otherwise.
+    /// is not used otherwise than through `Out[c].member` or as `Out[c]`
+    /// given to a helper that reads only its metadata; -1 otherwise.
     int OutTensor = -1;
   };
   /// The arguments of a `k<<<...>>>(args)` launch in parameter order; empty
