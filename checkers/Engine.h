@@ -64,14 +64,14 @@ Scope effectiveScope(const Event &E);
 /// CTA, cluster or GPU scope: narrower than another GPU (PTX ISA, "Scope").
 bool isNarrowScope(Scope S);
 
-/// True if any Var of \p E satisfies \p Pred (Opaque nodes count when
-/// \p OpaqueCounts).
 /// True if the host expression \p E (LaunchSite::Arg::Host, HostCond,
 /// HostOp::Bytes) names nothing but what Analysis::hostTerm() replaces:
 /// rank, world size and the extents and element counts of In[0] and Out[0]
-/// (constants aside). Null is true.
+/// (constants aside; no opaque part). Null is true.
 bool onlyHostNames(const ExprRef &E);
 
+/// True if any Var of \p E satisfies \p Pred (Opaque nodes count when
+/// \p OpaqueCounts).
 bool anyVar(const ExprRef &E,
             const std::function<bool(const std::string &)> &Pred,
             bool OpaqueCounts = false);

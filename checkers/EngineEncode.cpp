@@ -83,11 +83,14 @@ static void hostNames(Analysis &An, const ProblemSizes &PS,
 }
 
 bool onlyHostNames(const ExprRef &E) {
-  return !anyVar(E, [](const std::string &N) {
-    return N != "rank" && N != "world_size" && N != "host:In[0].shape[0]" &&
-           N != "host:In[0].numel" && N != "host:Out[0].shape[0]" &&
-           N != "host:Out[0].numel";
-  });
+  return !anyVar(
+      E,
+      [](const std::string &N) {
+        return N != "rank" && N != "world_size" && N != "host:In[0].shape[0]" &&
+               N != "host:In[0].numel" && N != "host:Out[0].shape[0]" &&
+               N != "host:Out[0].numel";
+      },
+      /*OpaqueCounts=*/true);
 }
 
 /// \p T, the term of host expression \p E for HostAgent, with the names

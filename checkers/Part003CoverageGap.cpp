@@ -181,8 +181,7 @@ public:
     if (!Host)
       return;
     // Host names: the tensor extents of the contract, rank, world size.
-    if (!onlyHostNames(Host) || !onlyHostNames(L.HostCond) ||
-        Host->hasOpaque() || (L.HostCond && L.HostCond->hasOpaque()))
+    if (!onlyHostNames(Host) || !onlyHostNames(L.HostCond))
       return;
     const Param *BP = A.paramOf(Base);
     unsigned Elem = BP && BP->ElemBytes ? BP->ElemBytes : A.unitOf(Ws.front());
@@ -265,8 +264,6 @@ public:
     }
     return std::nullopt;
   }
-
-
 
   void checkBase(Analysis &A, const std::string &Base,
                  std::vector<Finding> &Out,

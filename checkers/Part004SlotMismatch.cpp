@@ -194,7 +194,7 @@ private:
       if (H.Kind != HostOp::SymmWrite || !startsWith(H.Target, "symm["))
         continue;
       if (Fill || H.SourceTensor != 0 || !H.AtBufferStart || !H.Bytes ||
-          H.Depth != 0 || !onlyHostNames(H.Bytes) || H.Bytes->hasOpaque() ||
+          H.Depth != 0 || !onlyHostNames(H.Bytes) ||
           H.Target.find('@') != std::string::npos)
         return;
       Fill = &H;
@@ -224,8 +224,7 @@ private:
       // The fill comes first in the call (the kernel then reads this
       // call's input).
       if (C.Op < Fill || C.K->Launches.size() != 1 || !C.L->HostCondKnown ||
-          !onlyHostNames(C.L->HostCond) ||
-          (C.L->HostCond && C.L->HostCond->hasOpaque()))
+          !onlyHostNames(C.L->HostCond))
         continue;
       for (const LaunchSite::Arg &Arg : C.L->Args)
         if (Arg.OutTensor == 0)
@@ -284,7 +283,7 @@ private:
           z3::expr_vector PF(Z), PT(Z);
           bool Approx = false;
           for (const LaunchSite::Arg &Arg : C.L->Args) {
-            if (!Arg.Host || !onlyHostNames(Arg.Host) || Arg.Host->hasOpaque())
+            if (!Arg.Host || !onlyHostNames(Arg.Host))
               continue;
             Encoded V = A.hostTerm(Arg.Host, PS, Size, R, W);
             Approx = Approx || V.Approx;

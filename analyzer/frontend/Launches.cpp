@@ -746,12 +746,8 @@ private:
   /// \p FD never writes after it; null otherwise.
   const clang::Expr *constLocalInit(const DeclRefExpr *DR,
                                     const FunctionDecl *FD) {
-    const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
-    if (!VD || !VD->hasLocalStorage() || isa<ParmVarDecl>(VD) ||
-        !VD->getInit() || VD->getType()->isReferenceType() || !FD ||
-        !FD->hasBody())
-      return nullptr;
-    return writesLocal(VD, FD->getBody()) ? nullptr : VD->getInit();
+    return FD && FD->hasBody() ? HostValues(Ctx, FD).constLocalInit(DR)
+                               : nullptr;
   }
 
   /// \p E as an integer expression over rank ("rank"-like names),
