@@ -8,6 +8,7 @@
 #include "pkb/Enrich.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace pkb {
@@ -17,6 +18,134 @@ bool viaPeer(const Event &E) {
   return E.Addr.Peer || E.Addr.Space == AddrSpace::Peer;
 }
 
+bool isConst(const ExprRef &E, int64_t V) {
+  return E && E->Op == ExprOp::Const && E->Value == V;
+}
+
+/// \p E with the variables of \p Fixed replaced by their values, and the
+/// sums, differences, products and comparisons that this makes constant or
+/// trivial (x + 0, x * 1, x * 0) folded. Other operations are rebuilt as
+/// they are.
+ExprRef fixVars(const ExprRef &E, const std::map<std::string, int64_t> &Fixed) {
+  if (!E)
+    return E;
+  if (E->Op == ExprOp::Var) {
+    auto It = Fixed.find(E->Name);
+    return It == Fixed.end() ? E : Expr::constant(It->second);
+  }
+  if (E->Ops.empty())
+    return E;
+  std::vector<ExprRef> Ops;
+  bool Changed = false;
+  for (const ExprRef &O : E->Ops) {
+    Ops.push_back(fixVars(O, Fixed));
+    Changed = Changed || Ops.back() != O;
+  }
+  if (!Changed)
+    return E;
+  if (Ops.size() == 2 && Ops[0] && Ops[1]) {
+    const ExprRef &A = Ops[0], &B = Ops[1];
+    bool BothConst = A->Op == ExprOp::Const && B->Op == ExprOp::Const;
+    int64_t X = A->Value, Y = B->Value;
+    switch (E->Op) {
+    case ExprOp::Add:
+      if (BothConst)
+        return Expr::constant(X + Y);
+      if (isConst(A, 0))
+        return B;
+      if (isConst(B, 0))
+        return A;
+      break;
+    case ExprOp::Sub:
+      if (BothConst)
+        return Expr::constant(X - Y);
+      if (isConst(B, 0))
+        return A;
+      break;
+    case ExprOp::Mul:
+      if (BothConst)
+        return Expr::constant(X * Y);
+      if (isConst(A, 0) || isConst(B, 0))
+        return Expr::constant(0);
+      if (isConst(A, 1))
+        return B;
+      if (isConst(B, 1))
+        return A;
+      break;
+    case ExprOp::Eq:
+    case ExprOp::Ne:
+    case ExprOp::Lt:
+    case ExprOp::Le:
+    case ExprOp::Gt:
+    case ExprOp::Ge:
+      if (BothConst) {
+        bool R = E->Op == ExprOp::Eq   ? X == Y
+                 : E->Op == ExprOp::Ne ? X != Y
+                 : E->Op == ExprOp::Lt ? X < Y
+                 : E->Op == ExprOp::Le ? X <= Y
+                 : E->Op == ExprOp::Gt ? X > Y
+                                       : X >= Y;
+        return Expr::constant(R ? 1 : 0);
+      }
+      break;
+    default:
+      break;
+    }
+  }
+  auto N = std::make_shared<Expr>(*E);
+  N->Ops = std::move(Ops);
+  return N;
+}
+
+/// Launch-site specialization of the launch shape (issue 10 item 2): when
+/// every visible launch of \p K has blockDim.y = blockDim.z = 1 (gridDim.y
+/// = gridDim.z = 1), the thread (block) coordinates y and z are 0 and the
+/// dimensions 1 in every expression of the kernel, so that
+/// `cg::this_thread_block().thread_rank()` reads `tid.x` and its `size()`
+/// `bdim.x`, the shape of a one-dimensional block- or grid-stride loop.
+/// The engine already takes the visible launches as the only ones
+/// (docs/checkers.md, "Launches"). Sets Facts.Block1D / Facts.Grid1D.
+void specializeLaunchShape(KernelModel &K) {
+  if (K.Launches.empty())
+    return;
+  bool Block1D = true, Grid1D = true;
+  for (const LaunchSite &L : K.Launches) {
+    Block1D = Block1D && isConst(L.BlockY, 1) && isConst(L.BlockZ, 1);
+    Grid1D = Grid1D && isConst(L.GridY, 1) && isConst(L.GridZ, 1);
+  }
+  std::map<std::string, int64_t> Fixed;
+  if (Block1D)
+    Fixed.insert({{"tid.y", 0}, {"tid.z", 0}, {"bdim.y", 1}, {"bdim.z", 1}});
+  if (Grid1D)
+    Fixed.insert({{"bid.y", 0}, {"bid.z", 0}, {"gdim.y", 1}, {"gdim.z", 1}});
+  K.Facts.Block1D = Block1D;
+  K.Facts.Grid1D = Grid1D;
+  if (Fixed.empty())
+    return;
+  auto FixAddr = [&](Address &A) {
+    A.Peer = fixVars(A.Peer, Fixed);
+    A.Index = fixVars(A.Index, Fixed);
+    A.ByteOffset = fixVars(A.ByteOffset, Fixed);
+  };
+  for (Event &E : K.Events) {
+    FixAddr(E.Addr);
+    E.Value = fixVars(E.Value, Fixed);
+    E.ExitCond = fixVars(E.ExitCond, Fixed);
+    for (ExprRef &G : E.Guard)
+      G = fixVars(G, Fixed);
+    if (E.CopyOf) {
+      Address C = *E.CopyOf;
+      FixAddr(C);
+      E.CopyOf = std::make_shared<const Address>(std::move(C));
+    }
+  }
+  for (Loop &L : K.Loops) {
+    L.Init = fixVars(L.Init, Fixed);
+    L.Bound = fixVars(L.Bound, Fixed);
+    L.Step = fixVars(L.Step, Fixed);
+  }
+}
+
 /// Classification of one kernel's events (docs/checkers.md, "Flags").
 class KernelEnricher {
 public:
@@ -24,6 +153,7 @@ public:
 
   void run() {
     F = KernelFacts();
+    specializeLaunchShape(K);
     for (Event &E : K.Events) {
       E.Rmw = parseRmwOp(E.AtomicOp);
       E.Cmp = parseCmpOp(E.CompareOp);

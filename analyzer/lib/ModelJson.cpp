@@ -81,13 +81,22 @@ static json factsJson(const KernelFacts &F) {
   json Pairs = json::array();
   for (const RmwPair &P : F.RmwPairs)
     Pairs.push_back(json{P.Load, P.Store});
-  return json{{"flag_bases", F.FlagBases},
-              {"sym_bases", F.SymBases},
-              {"cross_rank_flags", F.CrossRankFlags},
-              {"signals", F.Signals},
-              {"waits", F.Waits},
-              {"soft_grid_barriers", F.SoftGridBarriers},
-              {"rmw_pairs", Pairs}};
+  json J{{"flag_bases", F.FlagBases},
+         {"sym_bases", F.SymBases},
+         {"cross_rank_flags", F.CrossRankFlags},
+         {"signals", F.Signals},
+         {"waits", F.Waits},
+         {"soft_grid_barriers", F.SoftGridBarriers},
+         {"rmw_pairs", Pairs}};
+  // Present only when set, like the optional fields of events.
+  json Dims = json::array();
+  if (F.Block1D)
+    Dims.push_back("block");
+  if (F.Grid1D)
+    Dims.push_back("grid");
+  if (!Dims.empty())
+    J["one_dim_launch"] = Dims;
+  return J;
 }
 
 json toJson(const KernelModel &K) {

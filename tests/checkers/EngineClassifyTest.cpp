@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "EngineTestUtil.h"
 
+#include "pkb/Enrich.h"
+
 using namespace pkb;
 using namespace pkb::chk;
 using namespace pkb::dsl;
@@ -80,6 +82,66 @@ TEST(EngineClassify, FlagAndSymmetricBases) {
   EXPECT_FALSE(F->isData(1));
   EXPECT_TRUE(F->isData(3) && !F->isPeerVisible(3));
   EXPECT_TRUE(F->isCrossRankFlag("pads"));
+}
+
+/// The enrichment pass's launch shape (docs/model-schema.md): when every
+/// visible launch has a one-dimensional block and grid, the y and z
+/// coordinates are 0 and the dimensions 1 in the kernel's expressions, so
+/// `cg::this_thread_block().thread_rank()` and `size()` read tid.x and
+/// bdim.x; a kernel without such launches keeps the general expressions.
+TEST(Enrich, OneDimensionalLaunchesFixTheYAndZCoordinates) {
+  auto Rank = [](const char *I, const char *D) { // I.x + D.x*(I.y + D.y*I.z)
+    std::string Ix = I, Dx = D;
+    return v(Ix + ".x") +
+           v(Dx + ".x") * (v(Ix + ".y") + v(Dx + ".y") * v(Ix + ".z"));
+  };
+  auto Build = [&](std::vector<LaunchSite> Ls) {
+    KernelModel K;
+    K.Name = "k";
+    Loop L;
+    L.Id = 0;
+    L.InductionVar = "i";
+    L.Init = Rank("tid", "bdim");
+    L.Step = v("bdim.x") * v("bdim.y") * v("bdim.z");
+    L.Bound = v("param:n");
+    K.Loops.push_back(L);
+    Event E;
+    E.Kind = EventKind::Store;
+    E.Addr.Base = "out";
+    E.Addr.Index = Rank("bid", "gdim") + v("loop:0");
+    E.Guard = {eq(v("tid.y"), c(0))};
+    E.Loops = {0};
+    K.Events.push_back(E);
+    K.Launches = std::move(Ls);
+    enrichKernel(K);
+    return K;
+  };
+  LaunchSite OneD;
+  OneD.GridX = v("param:g"); // not constant: the grid's x is free
+  OneD.GridY = OneD.GridZ = c(1);
+  OneD.BlockX = c(256);
+  OneD.BlockY = OneD.BlockZ = c(1);
+  KernelModel K = Build({OneD, OneD});
+  EXPECT_TRUE(K.Facts.Block1D && K.Facts.Grid1D);
+  EXPECT_EQ(K.Loops[0].Init->str(), "tid.x");
+  EXPECT_EQ(K.Loops[0].Step->str(), "bdim.x");
+  EXPECT_EQ(K.Events[0].Addr.Index->str(), "bid.x + loop:0");
+  EXPECT_EQ(K.Events[0].Guard[0]->str(), "1");
+
+  // A two-dimensional block at one launch keeps the block's y and z; the
+  // grid is still one-dimensional.
+  LaunchSite TwoD = OneD;
+  TwoD.BlockY = c(2);
+  K = Build({OneD, TwoD});
+  EXPECT_TRUE(!K.Facts.Block1D && K.Facts.Grid1D);
+  EXPECT_EQ(K.Loops[0].Init->str(), Rank("tid", "bdim")->str());
+  EXPECT_EQ(K.Events[0].Addr.Index->str(), "bid.x + loop:0");
+
+  // No visible launch: nothing is assumed.
+  K = Build({});
+  EXPECT_TRUE(!K.Facts.Block1D && !K.Facts.Grid1D);
+  EXPECT_EQ(K.Events[0].Addr.Index->str(),
+            (Rank("bid", "gdim") + v("loop:0"))->str());
 }
 
 } // namespace

@@ -401,6 +401,11 @@ struct KernelFacts {
   std::vector<size_t> Waits;            ///< SpinWait events.
   std::vector<size_t> SoftGridBarriers; ///< Waits on local flags others set.
   std::vector<RmwPair> RmwPairs;        ///< Plain read-modify-writes.
+  /// Every visible launch has blockDim.y = blockDim.z = 1 (gridDim.y =
+  /// gridDim.z = 1): enrich() replaced tid.y, tid.z by 0 and bdim.y, bdim.z
+  /// by 1 (bid.y, bid.z, gdim.y, gdim.z) in the kernel's expressions.
+  bool Block1D = false;
+  bool Grid1D = false;
 };
 
 /// The model of one `__global__` function (or instantiation).
