@@ -90,8 +90,10 @@ namespace pkb {
 chk::Analysis &CheckContexts::get(const ModuleModel &M, const KernelModel &K,
                                   const CheckOptions &O) {
   std::unique_ptr<chk::Analysis> &A = ByKernel[&K];
-  if (!A)
+  if (!A) {
     A = std::make_unique<chk::Analysis>(M, K, O);
+    A->LimitHits = &LimitHits;
+  }
   return *A;
 }
 

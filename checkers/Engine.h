@@ -477,8 +477,22 @@ public:
   /// which all run under try_for(). Other goals (quantifiers,
   /// uninterpreted functions) get Z3's default solver.
   z3::solver fullSolver(const z3::expr &F);
-  /// Resource units of one query: --solver-timeout times 2500 per ms.
+  /// Resource units of one query: --solver-timeout times 2500 per ms, or
+  /// 1/DegradeFactor of that once DegradeAfter queries of the file ended
+  /// unknown within their own limits (*LimitHits; docs/checkers.md,
+  /// "Budget per file").
   uint64_t queryLimit() const;
+  /// Queries of the file that decide() left unknown within their own
+  /// limits (not cut by a kernel budget): the counter of the file's
+  /// CheckContexts, or OwnLimitHits for an analysis made without them.
+  unsigned *LimitHits = &OwnLimitHits;
+  unsigned OwnLimitHits = 0;
+  /// After this many such unknowns in one file, every later query of the
+  /// file gets 1/DegradeFactor of the limit: a file whose formulas are
+  /// beyond the solver then ends "not fully checked" in bounded time
+  /// instead of spending the full limit on each of its hard queries.
+  static constexpr unsigned DegradeAfter = 1;
+  static constexpr uint64_t DegradeFactor = 16;
   /// KernelBudget in units of queryLimit(): one checker may spend at most
   /// this many full query limits on one kernel.
   static constexpr uint64_t KernelBudgetQueries = 40;
@@ -724,6 +738,8 @@ public:
 
 private:
   std::map<const KernelModel *, std::unique_ptr<chk::Analysis>> ByKernel;
+  /// Full-limit unknowns of the module's queries (Analysis::LimitHits).
+  unsigned LimitHits = 0;
 };
 } // namespace pkb
 

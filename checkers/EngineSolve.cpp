@@ -652,7 +652,10 @@ z3::check_result Analysis::smallParamProbe(const z3::expr &FC, uint64_t Limit,
 }
 
 uint64_t Analysis::queryLimit() const {
-  return uint64_t(O.SolverTimeoutMs) * 2500;
+  uint64_t L = uint64_t(O.SolverTimeoutMs) * 2500;
+  if (*LimitHits >= DegradeAfter)
+    L = std::max<uint64_t>(L / DegradeFactor, 1);
+  return L;
 }
 
 z3::check_result Analysis::runLimited(z3::solver &S, uint64_t Limit,
@@ -808,6 +811,7 @@ z3::check_result Analysis::decide(const z3::expr &FC, unsigned W,
       return E.C;
     }
   uint64_t Budget = queryLimit();
+  const bool Degraded = *LimitHits >= DegradeAfter;
   // Small values first for the sizes that no launch binds, where they make
   // the query non-linear: a bug usually shows with a few elements, and the
   // probe's linear queries take milliseconds where the non-linear one may
@@ -964,6 +968,15 @@ z3::check_result Analysis::decide(const z3::expr &FC, unsigned W,
   }
   if (C == z3::unknown && Reason.empty())
     Reason = "resource limit";
+  // A query that every step left undecided within its own limit counts
+  // toward the file's degraded limit (docs/checkers.md, "Budget per file").
+  if (C == z3::unknown && !BudgetHit) {
+    ++*LimitHits;
+    if (Degraded && Reason == "resource limit")
+      Reason += " (1/" + std::to_string(DegradeFactor) +
+                " of --solver-timeout: an earlier query of this file ended "
+                "unknown)";
+  }
   // Answers cut short by the kernel budget are not cached: a later pass
   // may still decide them when given a fresh budget.
   if (!(C == z3::unknown && BudgetHit))

@@ -245,6 +245,46 @@ TEST(EngineSolve, QueryCutByTheBudgetIsNotCachedForTheNextChecker) {
   EXPECT_EQ(B.CacheHits, 0u);
 }
 
+TEST(EngineSolve, UndecidedQueriesDegradeTheLimitOfTheWholeFile) {
+  KB K;
+  K.launch(4, 256);
+  ModuleModel M = K.module();
+  M.Kernels.push_back(M.Kernels[0]);
+  M.Kernels[1].Name = "other";
+  CheckOptions O;
+  O.SolverTimeoutMs = 1; // 2500 units: factoring below is out of reach
+  O.Contexts = makeCheckContexts();
+  std::optional<Analysis> L1, L2, L3;
+  Analysis &A = checkContext(M, M.Kernels[0], O, L1);
+  const uint64_t Full = A.queryLimit();
+  auto Hard = [&](Analysis &An, int64_t Odd) {
+    z3::expr X = An.var("param:a", 0), Y = An.var("param:b", 0);
+    return An.agentRange(1) && X > 1 && Y > 1 &&
+           X * Y == An.Z.int_val(int64_t(1000003) * 999983 + 2 * Odd);
+  };
+  for (int64_t I = 0; I < int64_t(Analysis::DegradeAfter); ++I) {
+    EXPECT_EQ(A.queryLimit(), Full);
+    EXPECT_TRUE(A.solve(Hard(A, I), {}, {2}).unknown());
+  }
+  EXPECT_EQ(*A.LimitHits, Analysis::DegradeAfter);
+  EXPECT_EQ(A.queryLimit(), Full / Analysis::DegradeFactor);
+  // Another kernel of the same file shares the count; its unknowns say so.
+  Analysis &B = checkContext(M, M.Kernels[1], O, L2);
+  EXPECT_NE(&A, &B);
+  EXPECT_EQ(B.queryLimit(), Full / Analysis::DegradeFactor);
+  Outcome R = B.solve(Hard(B, 7), {}, {2});
+  EXPECT_TRUE(R.unknown());
+  EXPECT_NE(R.Reason.find("an earlier query of this file"), std::string::npos)
+      << R.Reason;
+  // A decided query is still decided, and another file starts afresh.
+  EXPECT_TRUE(B.solve(B.agentRange(1) && B.rank(1) == 9, {}, {2}).K ==
+              Outcome::Unsat);
+  CheckOptions O2 = O;
+  O2.Contexts = makeCheckContexts();
+  Analysis &C = checkContext(M, M.Kernels[0], O2, L3);
+  EXPECT_EQ(C.queryLimit(), Full);
+}
+
 TEST(EngineSolve, ChunkIndexTimesChunkBecomesALinearChain) {
   KB K;
   K.launch(4, 256);
