@@ -219,6 +219,12 @@ public:
   /// field of a by-value ABI struct parameter.
   ExprRef paramValue(const clang::ParmVarDecl *P) const;
   std::optional<Val> fieldValue(const clang::MemberExpr *ME);
+  /// The flattened name of a struct value: a record variable's Record
+  /// ("A"), or a by-value struct field of one ("A.view"); nullopt else.
+  std::optional<std::string> recordRoot(const clang::Expr *E);
+  /// Parameters for the fields of a struct parameter (RoleInference.cpp).
+  void addFieldParams(const Param &Owner, const clang::RecordDecl *Def,
+                      const std::string &What, unsigned Depth);
   void scanTables(const clang::Stmt *S, unsigned Depth,
                   std::set<const clang::FunctionDecl *> &Seen);
 

@@ -794,13 +794,11 @@ Val Builder::callUser(const CallExpr *CE, const FunctionDecl *Callee) {
       V = eval(A);
       if (!V.Arr)
         V.Arr = ptrArrayOf(A);
-      if (const auto *DR = dyn_cast<DeclRefExpr>(A->IgnoreParenImpCasts()))
-        if (const auto *RD = A->getType()->getAsRecordDecl()) {
-          (void)RD;
-          auto It = frame().Vars.find(DR->getDecl());
-          if (It != frame().Vars.end() && !It->second.Record.empty())
-            V.Record = It->second.Record;
-        }
+      // A struct argument that is a flattened record or a struct field of
+      // one (`f(args.view)`) keeps its flattened name in the callee.
+      if (A->getType()->getAsRecordDecl())
+        if (std::optional<std::string> R = recordRoot(A))
+          V.Record = *R;
     }
     Args.push_back(std::move(V));
   }

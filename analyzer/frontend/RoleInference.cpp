@@ -186,6 +186,64 @@ private:
 
 } // namespace
 
+/// Lists the fields of struct \p Def (a parameter passed by value, or a
+/// struct field of one) as parameters `Owner.Name.FIELD` with the roles
+/// their types and names give: arrays or tables of pointers (peer or
+/// signal-pad tables), rank and world-size integers, pointers; a field that
+/// is itself a struct (`pkb_peer_view view` in an argument struct) is
+/// listed the same way, one level down. \p What names the struct in the
+/// reasons.
+void Builder::addFieldParams(const Param &Owner, const RecordDecl *Def,
+                             const std::string &What, unsigned Depth) {
+  for (const FieldDecl *F : Def->fields()) {
+    Param Fp;
+    Fp.Name = Owner.Name + "." + F->getName().str();
+    Fp.Type = typeName(Ctx, F->getType());
+    Fp.Loc = Owner.Loc;
+    QualType FT = F->getType();
+    if (const RecordDecl *Inner =
+            FT->isRecordType() ? FT->getAsRecordDecl() : nullptr) {
+      const RecordDecl *InnerDef = Inner->getDefinition();
+      if (Depth > 0 || !InnerDef)
+        continue;
+      llvm::StringRef IN = Inner->getName();
+      bool Abi = IN == "pkb_peer_view" || IN == "pkb_context";
+      Fp.Role = Abi ? ParamRole::Context : ParamRole::Scalar;
+      Fp.Why = "struct field of " + What + (Abi ? " (" + IN.str() + ")" : "");
+      K.Params.push_back(Fp);
+      addFieldParams(Fp, InnerDef, Abi ? IN.str() : "struct", Depth + 1);
+      continue;
+    }
+    QualType Elem;
+    if (const ArrayType *AT = FT->getAsArrayTypeUnsafe())
+      Elem = AT->getElementType();
+    else if (FT->isPointerType() && FT->getPointeeType()->isPointerType())
+      Elem = FT->getPointeeType();
+    llvm::StringRef FN = F->getName();
+    if (!Elem.isNull() && Elem->isPointerType()) {
+      bool Sig = isSignalName(FN);
+      Fp.Role = Sig ? ParamRole::SignalPadTable : ParamRole::PeerTable;
+      Fp.ElemBytes = sizeOf(Elem->getPointeeType());
+      Fp.Why = "field of " + What + ": array of pointers" +
+               (Sig ? " named like a signal pad" : "");
+    } else if (FT->isIntegerType() && isRankName(FN)) {
+      Fp.Role = ParamRole::Rank;
+      Fp.Why = "field named like a rank";
+    } else if (FT->isIntegerType() && isWorldName(FN)) {
+      Fp.Role = ParamRole::WorldSize;
+      Fp.Why = "field named like a world size";
+    } else if (FT->isPointerType()) {
+      bool Sig = isSignalName(FN);
+      Fp.Role = Sig ? ParamRole::SignalPad : ParamRole::LocalBuffer;
+      Fp.ElemBytes = sizeOf(FT->getPointeeType());
+      Fp.Why = Sig ? "pointer field named like a signal pad" : "pointer field";
+    } else {
+      continue; // other scalar fields are not listed
+    }
+    K.Params.push_back(Fp);
+  }
+}
+
 void Builder::inferRoles(const FunctionDecl *FD) {
   // Values that flow into the launches decide a role before names do: a
   // parameter that receives `ctx->rank` is the rank whatever it is called.
@@ -216,42 +274,7 @@ void Builder::inferRoles(const FunctionDecl *FD) {
       V.Record = Pm.Name;
       K.Params.push_back(Pm);
       if (const RecordDecl *Def = RD->getDefinition())
-        for (const FieldDecl *F : Def->fields()) {
-          Param Fp;
-          Fp.Name = Pm.Name + "." + F->getName().str();
-          Fp.Type = typeName(Ctx, F->getType());
-          Fp.Loc = Pm.Loc;
-          QualType FT = F->getType();
-          QualType Elem;
-          if (const ArrayType *AT = FT->getAsArrayTypeUnsafe())
-            Elem = AT->getElementType();
-          else if (FT->isPointerType() && FT->getPointeeType()->isPointerType())
-            Elem = FT->getPointeeType();
-          llvm::StringRef FN = F->getName();
-          if (!Elem.isNull() && Elem->isPointerType()) {
-            bool Sig = isSignalName(FN);
-            Fp.Role = Sig ? ParamRole::SignalPadTable : ParamRole::PeerTable;
-            Fp.ElemBytes = sizeOf(Elem->getPointeeType());
-            Fp.Why = std::string("field of ") + (Abi ? RN.str() : "struct") +
-                     ": array of pointers" +
-                     (Sig ? " named like a signal pad" : "");
-          } else if (FT->isIntegerType() && isRankName(FN)) {
-            Fp.Role = ParamRole::Rank;
-            Fp.Why = "field named like a rank";
-          } else if (FT->isIntegerType() && isWorldName(FN)) {
-            Fp.Role = ParamRole::WorldSize;
-            Fp.Why = "field named like a world size";
-          } else if (FT->isPointerType()) {
-            bool Sig = isSignalName(FN);
-            Fp.Role = Sig ? ParamRole::SignalPad : ParamRole::LocalBuffer;
-            Fp.ElemBytes = sizeOf(FT->getPointeeType());
-            Fp.Why =
-                Sig ? "pointer field named like a signal pad" : "pointer field";
-          } else {
-            continue; // other scalar fields are not listed
-          }
-          K.Params.push_back(Fp);
-        }
+        addFieldParams(Pm, Def, Abi ? RN.str() : "struct", /*Depth=*/0);
       frame().Vars[P] = V;
       continue;
     }
@@ -348,20 +371,35 @@ ExprRef Builder::paramValue(const ParmVarDecl *P) const {
   return Expr::var("param:" + P->getName().str());
 }
 
+std::optional<std::string> Builder::recordRoot(const clang::Expr *E) {
+  E = E ? E->IgnoreParenImpCasts() : nullptr;
+  if (const auto *DR = dyn_cast_or_null<DeclRefExpr>(E)) {
+    auto It = frame().Vars.find(DR->getDecl());
+    if (It == frame().Vars.end() || It->second.Record.empty())
+      return std::nullopt;
+    return It->second.Record;
+  }
+  // A struct field of such a record, by value (`args.view`).
+  const auto *ME = dyn_cast_or_null<MemberExpr>(E);
+  const auto *F = ME ? dyn_cast<FieldDecl>(ME->getMemberDecl()) : nullptr;
+  if (!F || ME->isArrow() || !F->getType()->isRecordType())
+    return std::nullopt;
+  std::optional<std::string> R = recordRoot(ME->getBase());
+  if (!R)
+    return std::nullopt;
+  return *R + "." + F->getName().str();
+}
+
 std::optional<Val> Builder::fieldValue(const MemberExpr *ME) {
   if (!ME)
     return std::nullopt;
-  const clang::Expr *B = ME->getBase()->IgnoreParenImpCasts();
-  const auto *DR = dyn_cast<DeclRefExpr>(B);
-  if (!DR)
-    return std::nullopt;
-  auto It = frame().Vars.find(DR->getDecl());
-  if (It == frame().Vars.end() || It->second.Record.empty())
+  std::optional<std::string> RootOf = recordRoot(ME->getBase());
+  if (!RootOf)
     return std::nullopt;
   const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl());
   if (!F)
     return std::nullopt;
-  std::string Root = It->second.Record;
+  std::string Root = *RootOf;
   llvm::StringRef FN = F->getName();
   std::string Name = Root + "." + FN.str();
   QualType FT = F->getType();

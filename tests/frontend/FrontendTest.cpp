@@ -112,6 +112,38 @@ __global__ void k(pkb_peer_view v, int64_t n) {
   EXPECT_EQ(K.Events[0].Guard[0]->str(), "tid.x < world_size");
 }
 
+/// An argument struct that holds the ABI's peer view (tests/blind's
+/// 6_gather style): its fields are flattened one level down, and the view
+/// passed on to a helper keeps them.
+TEST(FrontendRoles, PeerViewInsideAnArgumentStruct) {
+  FrontendResult R = build(R"(#include "pkb/pkb_abi.h"
+struct Args { pkb_peer_view view; size_t n; unsigned epoch; };
+__device__ void post(const pkb_peer_view &v, unsigned e) {
+  v.signal_pads[0][v.rank] = e;
+}
+__global__ void k(Args a, const float* x) {
+  float* root = static_cast<float*>(a.view.peers[0]);
+  root[a.view.rank * a.n + threadIdx.x] = x[threadIdx.x];
+  __syncthreads();
+  if (threadIdx.x == 0) post(a.view, a.epoch);
+}
+)");
+  ASSERT_TRUE(R.Parsed);
+  const KernelModel &K = kernel(R, "k");
+  EXPECT_EQ(role(K, "a"), ParamRole::Scalar);
+  EXPECT_EQ(role(K, "a.view"), ParamRole::Context);
+  EXPECT_EQ(role(K, "a.view.rank"), ParamRole::Rank);
+  EXPECT_EQ(role(K, "a.view.world_size"), ParamRole::WorldSize);
+  EXPECT_EQ(role(K, "a.view.peers"), ParamRole::PeerTable);
+  EXPECT_EQ(role(K, "a.view.signal_pads"), ParamRole::SignalPadTable);
+  EXPECT_EQ(summaries(K),
+            (std::vector<std::string>{
+                "L8 load w4 x{tid.x} global",
+                "L8 store w4 a.view.peers[0]{(rank * param:a.n) + tid.x} peer",
+                "L9 barrier block",
+                "L10 store w4 a.view.signal_pads[0]{rank} peer"}));
+}
+
 TEST(FrontendEvents, AtomicsFencesBarriers) {
   FrontendResult R = build(R"(#include <cuda/atomic>
 #include <cuda_bf16.h>
