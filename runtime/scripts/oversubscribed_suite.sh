@@ -23,7 +23,9 @@
 # (seconds per run, default 100), PKB_DEADLINE (per-call deadline of correct
 # candidates, default 20), PKB_BUGGY_DEADLINE (default 10), PKB_WORLDS
 # (default "2 4 8"), PKB_KINDS (default "candidate buggy"), PKB_SKIP_CTEST=1
-# (skip step 3, e.g. in a second call on the same warm machine).
+# (skip step 3, e.g. in a second call on the same warm machine), PKB_ONLY
+# (an extended regular expression: only candidates whose file name without
+# `.cu` matches it are run, e.g. PKB_ONLY='^(1_allreduce_push|8_.*)$').
 #
 # PKB_TIMED=1 is the same suite on a machine with at least max(PKB_WORLDS)
 # GPUs: one rank per GPU (no --oversubscribe), NCCL references, and the
@@ -173,6 +175,9 @@ run_one() {
   local kind=$1 f=$2 w=$3 name prob sizes deadline exp tag t0 rc
   name=$(basename "$f" .cu); prob=$(problem_of "$f")
   tag=$kind-$name-W$w
+  if [ -n "${PKB_ONLY:-}" ] && ! grep -Eq "$PKB_ONLY" <<<"$name"; then
+    return
+  fi
   if [ "$prob" = unknown ]; then
     printf "%s\t%s\t?\t%s\t-\tskipped\t-\tunknown problem prefix\t0\n" "$kind" "$name" "$w" >> "$SUMMARY"
     return
