@@ -53,10 +53,12 @@ inline std::string slurp(const std::filesystem::path &P) {
   return S.str();
 }
 
-/// Runs `pkbcheck check Path --format json -o TMP` (default options).
+/// Runs `pkbcheck check Path --format json -o TMP` (default options, plus
+/// `--problem Problem` when given and \p Extra, e.g. "--timeout 900").
 inline FileReport runCheck(const std::filesystem::path &Path,
                            const std::string &Tag,
-                           const std::string &Problem = "") {
+                           const std::string &Problem = "",
+                           const std::string &Extra = "") {
   namespace fs = std::filesystem;
   fs::path Json =
       fs::temp_directory_path() /
@@ -66,6 +68,7 @@ inline FileReport runCheck(const std::filesystem::path &Path,
   std::string Cmd = std::string(PKBCHECK_BIN) + " check '" + Path.string() +
                     "' --format json -o '" + Json.string() + "'" +
                     (Problem.empty() ? "" : " --problem '" + Problem + "'") +
+                    (Extra.empty() ? "" : " " + Extra) +
                     " > '" + Log.string() + "' 2>&1";
   (void)std::system(Cmd.c_str());
   FileReport R;
