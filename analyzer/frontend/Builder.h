@@ -218,9 +218,14 @@ public:
   /// Var for a kernel parameter (rank/world_size/param:NAME), or for a
   /// field of a by-value ABI struct parameter.
   ExprRef paramValue(const clang::ParmVarDecl *P) const;
+  /// The value of `S.FIELD` for a flattened struct S (recordRoot()): the
+  /// rank or world size for fields named so, a table or buffer pointer
+  /// `param:S.FIELD` for pointer and array-of-pointer fields, else the
+  /// variable `param:S.FIELD`; nullopt when S is no flattened struct.
   std::optional<Val> fieldValue(const clang::MemberExpr *ME);
   /// The flattened name of a struct value: a record variable's Record
-  /// ("A"), or a by-value struct field of one ("A.view"); nullopt else.
+  /// ("A"), or a by-value struct field of one ("A.view", one level, as
+  /// addFieldParams() lists them); nullopt else.
   std::optional<std::string> recordRoot(const clang::Expr *E);
   /// Parameters for the fields of a struct parameter (RoleInference.cpp).
   void addFieldParams(const Param &Owner, const clang::RecordDecl *Def,

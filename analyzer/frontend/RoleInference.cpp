@@ -379,10 +379,12 @@ std::optional<std::string> Builder::recordRoot(const clang::Expr *E) {
       return std::nullopt;
     return It->second.Record;
   }
-  // A struct field of such a record, by value (`args.view`).
+  // A struct field of such a record, by value (`args.view`); one level,
+  // like the parameters addFieldParams() lists.
   const auto *ME = dyn_cast_or_null<MemberExpr>(E);
   const auto *F = ME ? dyn_cast<FieldDecl>(ME->getMemberDecl()) : nullptr;
-  if (!F || ME->isArrow() || !F->getType()->isRecordType())
+  if (!F || ME->isArrow() || !F->getType()->isRecordType() ||
+      !isa<DeclRefExpr>(ME->getBase()->IgnoreParenImpCasts()))
     return std::nullopt;
   std::optional<std::string> R = recordRoot(ME->getBase());
   if (!R)
