@@ -92,8 +92,12 @@ public:
     Sync.insert(Sync.end(), A.Waits.begin(), A.Waits.end());
     for (size_t S : Sync) {
       const Event &E = A.ev(S);
-      // Aligned by construction: the query below is unsatisfiable.
-      if (E.Width <= 1 || alignedToWidth(E))
+      // Aligned by construction: the query below is unsatisfiable. An
+      // access whose address the model does not know (no element index:
+      // `atomic_ref` on an unresolved reference, an asm operand it cannot
+      // follow) says nothing about its alignment: any offset the solver
+      // picked would be an artifact, not a finding.
+      if (E.Width <= 1 || !E.Addr.Index || alignedToWidth(E))
         continue;
       Analysis::Range Rg = A.range(S, 1);
       Encoded Q = A.exec(S, 1) && mod(Rg.Lo, A.Z.int_val(E.Width)) != 0;
