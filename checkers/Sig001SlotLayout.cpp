@@ -129,7 +129,9 @@ public:
       for (size_t I = 0; I < A.size(); ++I)
         if (A.isData(I) && A.ev(I).Addr.Base == E.Addr.Base)
           OnlyFlags = false;
-      if (!OnlyFlags || insidePad(A, S, Pad))
+      // As for alignment: an unknown address is no evidence of a slot
+      // outside the pad.
+      if (!OnlyFlags || !E.Addr.Index || insidePad(A, S, Pad))
         continue;
       Analysis::Range Rg = A.range(S, 1);
       Encoded Q =
