@@ -738,7 +738,8 @@ public:
 
 private:
   std::map<const KernelModel *, std::unique_ptr<chk::Analysis>> ByKernel;
-  /// Full-limit unknowns of the module's queries (Analysis::LimitHits).
+  /// Queries of the module that decide() left unknown within their own
+  /// limits (Analysis::LimitHits).
   unsigned LimitHits = 0;
 };
 } // namespace pkb
