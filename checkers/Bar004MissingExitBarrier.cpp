@@ -117,18 +117,11 @@ public:
           if (S > R || S < W)
             Between.push_back(S);
         // The write belongs to the next call: call-counter parameters
-        // (the Epoch role of enrich()) are one larger there (double
-        // buffering by `epoch & 1` is then seen).
-        z3::expr_vector From(A.Z), To(A.Z);
-        for (const Param &P : A.K.Params)
-          if (P.Role == ParamRole::Epoch) {
-            z3::expr V = A.var("param:" + P.Name, 1);
-            From.push_back(V);
-            To.push_back(V + 1);
-          }
-        auto Next = [&](const Encoded &E) {
-          return From.empty() ? E : E.substitute(From, To);
-        };
+        // (the Epoch role of enrich()) are one larger there, parameters
+        // that the host sets from its call counter take their next value
+        // (double buffering by `epoch & 1`, or by a parity the host
+        // passes, is then seen).
+        auto Next = [&](const Encoded &E) { return A.nextCall(E); };
         Analysis::Range RW = A.range(W, 1), RR = A.range(R, 2);
         Encoded Conflict =
             A.ev(W).Addr.Base.empty() || A.isShared(W) != A.isShared(R)

@@ -119,6 +119,17 @@ struct LaunchDims {
   /// argument of the launch (docs/checkers.md, "Launch-site
   /// specialization"). Unbound parameters stay symbolic.
   std::map<std::string, int64_t> Bind;
+  /// Parameters that the launch sets from the host's call counter or from
+  /// globals that only setup writes: "param:Name" -> an expression over
+  /// "host:call_index", "host:fixed:NAME" and constants (`C.slot =
+  /// ctx->call_index & 1`; LaunchSite::Arg::Host), substituted with the
+  /// counter a variable in [0, MaxCallIndex] and each fixed global one
+  /// variable for every call (docs/checkers.md, "Launch-site
+  /// specialization").
+  std::map<std::string, ExprRef> HostBind;
+  /// What the launching function guarantees about the launch's arguments
+  /// (LaunchSite::ParamCond), conjoined with every query of this launch.
+  ExprRef ParamCond;
   /// The first launch site with these dimensions and bindings (null for
   /// the representative set).
   const LaunchSite *Site = nullptr;
@@ -395,9 +406,17 @@ public:
   /// operator and for values beyond 2^40. A superset of the values E takes.
   std::optional<std::pair<int64_t, int64_t>>
   valueRange(const ExprRef &E, unsigned W, const LaunchDims &L);
+  /// \p E for the next call of the kernel: each parameter that some launch
+  /// binds to the call counter (LaunchDims::HostBind) becomes its value in
+  /// call k+1 (the variable "param:Name@next", which concretize() replaces
+  /// by the binding with the counter plus one, or by the parameter itself
+  /// for a launch without that binding), and each other call-counter
+  /// parameter (role Epoch) is one larger.
+  Encoded nextCall(const Encoded &E);
   /// True if the kernel has launch sites and every configuration of
   /// launches() binds the parameter variable \p Var ("param:Epoch") to a
-  /// constant: its value is the same in every call.
+  /// constant or to a host value that does not involve the call counter (a
+  /// global that only setup writes): its value is the same in every call.
   bool boundInEveryLaunch(const std::string &Var);
   /// Solves \p F for each world size (ascending) and launch configuration;
   /// returns the first satisfying assignment. Outcome::Approx is the flag
@@ -528,6 +547,15 @@ private:
   /// \p To.
   void concreteValues(std::optional<unsigned> W, const LaunchDims &L,
                       z3::expr_vector &From, z3::expr_vector &To);
+  /// The largest call counter (host:call_index) that the launches' call
+  /// counter bindings are solved for: calls 0..7.
+  static constexpr int MaxCallIndex = 7;
+  /// \p F with the facts of launch \p L that every query of it includes:
+  /// LaunchDims::ParamCond, and, when \p F mentions a parameter that the
+  /// launch binds to the call counter (or a "@next" variable of
+  /// nextCall()), those parameters replaced by their host values with the
+  /// counter in [0, MaxCallIndex].
+  z3::expr withLaunchFacts(const z3::expr &F, const LaunchDims &L);
   /// enumerate() of the concretized formula \p FC.
   std::vector<std::vector<int64_t>>
   enumerateConcrete(const z3::expr &FC, const std::vector<z3::expr> &Xs,
@@ -590,6 +618,8 @@ private:
   z3::expr trBool(const ExprRef &E, int A, bool &Approx);
   std::map<std::string, z3::expr> Vars;
   std::set<std::string> ParamVars;
+  /// The parameters that nextCall() replaced by their "@next" variable.
+  std::set<std::string> NextParams;
   std::vector<LaunchDims> Launches;
   bool LaunchesDone = false;
   std::optional<bool> PerBlock;

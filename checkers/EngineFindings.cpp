@@ -51,9 +51,17 @@ void applyOutcome(Finding &F, const Outcome &R) {
   if (R.Site) {
     // Launch-site specialization: the launch whose binding this is.
     std::string Args;
-    for (const LaunchSite::Arg &A : R.Site->Args)
-      if (A.Value)
-        Args += (Args.empty() ? "" : ", ") + A.Param + " = " + A.Value->str();
+    for (const LaunchSite::Arg &A : R.Site->Args) {
+      // A call-counter binding shows the host value it stands for.
+      bool Host =
+          A.Host && (!A.Value || A.Value->Op != ExprOp::Const) &&
+          anyVar(A.Host, [](const std::string &N) {
+            return N == "host:call_index" || N.rfind("host:fixed:", 0) == 0;
+          });
+      if (A.Value || Host)
+        Args += (Args.empty() ? "" : ", ") + A.Param + " = " +
+                (Host ? A.Host : A.Value)->str();
+    }
     F.Related.push_back(
         {"launch", R.Site->Loc, R.Site->Kernel + "<<<...>>>(" + Args + ")"});
   }

@@ -649,6 +649,34 @@ static std::map<std::string, int64_t> bindingsOf(const KernelModel &K,
   return B;
 }
 
+/// True for the host names of call-counter bindings: the counter and the
+/// globals that only setup writes. (Not the tensor extents: PART-003 and
+/// PART-004 relate those to the problem size in their own terms,
+/// Analysis::hostTerm().)
+static bool isCallName(const std::string &N) {
+  return N == "host:call_index" || startsWith(N, "host:fixed:");
+}
+
+/// The parameters that launch \p L sets from the host's call counter or
+/// from globals that only setup writes (LaunchDims::HostBind): a
+/// non-constant argument whose host value is an expression over
+/// "host:call_index", "host:fixed:*" and constants that mentions one.
+static std::map<std::string, ExprRef> hostBindingsOf(const KernelModel &K,
+                                                     const LaunchSite &L) {
+  std::map<std::string, ExprRef> B;
+  for (const LaunchSite::Arg &A : L.Args) {
+    const Param *P = K.findParam(A.Param);
+    if (!P || P->Role == ParamRole::Rank || P->Role == ParamRole::WorldSize ||
+        constOf(A.Value) || !A.Host || !anyVar(A.Host, isCallName) ||
+        anyVar(
+            A.Host, [](const std::string &N) { return !isCallName(N); },
+            /*OpaqueCounts=*/true))
+      continue;
+    B["param:" + P->Name] = A.Host;
+  }
+  return B;
+}
+
 const std::vector<LaunchDims> &Analysis::launches() {
   if (LaunchesDone)
     return Launches;
@@ -659,12 +687,17 @@ const std::vector<LaunchDims> &Analysis::launches() {
   // no site has constant dimensions.
   std::vector<const LaunchSite *> Unsized;
   auto Same = [](const LaunchDims &A, const LaunchDims &B) {
-    auto GuardText = [](const LaunchDims &D) {
-      return D.Guard ? D.Guard->str() : std::string();
+    auto Text = [](const ExprRef &E) { return E ? E->str() : std::string(); };
+    auto HostText = [&](const LaunchDims &D) {
+      std::string T;
+      for (const auto &[N, E] : D.HostBind)
+        T += N + "=" + Text(E) + ";";
+      return T;
     };
     return std::equal(A.B, A.B + 3, B.B) && std::equal(A.G, A.G + 3, B.G) &&
            A.Bind == B.Bind && A.FromSite == B.FromSite &&
-           GuardText(A) == GuardText(B);
+           Text(A.Guard) == Text(B.Guard) &&
+           Text(A.ParamCond) == Text(B.ParamCond) && HostText(A) == HostText(B);
   };
   auto Add = [&](const LaunchDims &D) {
     for (const LaunchDims &E : Launches)
@@ -677,6 +710,8 @@ const std::vector<LaunchDims> &Analysis::launches() {
     D.FromSite = true;
     D.Site = &L;
     D.Bind = bindingsOf(K, L);
+    D.HostBind = hostBindingsOf(K, L);
+    D.ParamCond = L.ParamCond;
     D.Guard = L.Guard;
     const ExprRef *Es[6] = {&L.BlockX, &L.BlockY, &L.BlockZ,
                             &L.GridX,  &L.GridY,  &L.GridZ};
@@ -712,6 +747,8 @@ const std::vector<LaunchDims> &Analysis::launches() {
       for (const LaunchSite *L : Unsized)
         for (LaunchDims D : {A, B}) {
           D.Bind = bindingsOf(K, *L);
+          D.HostBind = hostBindingsOf(K, *L);
+          D.ParamCond = L->ParamCond;
           D.Site = L;
           D.Guard = L->Guard;
           Add(D);
@@ -800,7 +837,10 @@ bool Analysis::boundInEveryLaunch(const std::string &Var) {
   const std::vector<LaunchDims> &Ls = launches();
   return !K.Launches.empty() &&
          std::all_of(Ls.begin(), Ls.end(), [&](const LaunchDims &L) {
-           return L.Bind.count(Var) != 0;
+           auto H = L.HostBind.find(Var);
+           return L.Bind.count(Var) != 0 ||
+                  (H != L.HostBind.end() &&
+                   !H->second->mentions("host:call_index"));
          });
 }
 
@@ -830,6 +870,99 @@ void Analysis::concreteValues(std::optional<unsigned> W, const LaunchDims &L,
   }
 }
 
+/// True if some uninterpreted constant of \p E is one of \p Vs (by name).
+static bool mentionsAny(const z3::expr &E, const std::set<std::string> &Vs,
+                        std::set<unsigned> &Seen) {
+  if (!Seen.insert(E.id()).second)
+    return false;
+  if (E.is_const() && !E.is_numeral())
+    return Vs.count(E.decl().name().str()) != 0;
+  if (E.is_app())
+    for (unsigned I = 0; I < E.num_args(); ++I)
+      if (mentionsAny(E.arg(I), Vs, Seen))
+        return true;
+  return E.is_quantifier() && mentionsAny(E.body(), Vs, Seen);
+}
+
+z3::expr Analysis::withLaunchFacts(const z3::expr &F, const LaunchDims &L) {
+  z3::expr R = F;
+  if (L.ParamCond) {
+    // Only for a formula over some of its parameters (others would only
+    // add unrelated constraints).
+    std::set<std::string> Ps;
+    anyVar(L.ParamCond, [&](const std::string &N) {
+      Ps.insert(N);
+      return false;
+    });
+    bool Approx = false;
+    z3::expr P = trBool(L.ParamCond, 0, Approx);
+    std::set<unsigned> Seen;
+    if (!Approx && mentionsAny(F, Ps, Seen)) // only exact facts narrow it
+      R = R && P;
+  }
+  if (L.HostBind.empty())
+    return R;
+  // Call-counter bindings, in this call and (for nextCall()) the next;
+  // only for a formula that mentions a bound parameter.
+  std::set<std::string> Names;
+  z3::expr C = var("host:call_index", 0);
+  z3::expr_vector From(Z), To(Z), CFrom(Z), CTo(Z);
+  CFrom.push_back(C);
+  CTo.push_back(C + 1);
+  for (const auto &[Name, H] : L.HostBind) {
+    bool Approx = false;
+    z3::expr T = tr(H, 0, Approx);
+    From.push_back(var(Name, 0));
+    To.push_back(T);
+    Names.insert(Name);
+    if (NextParams.count(Name)) {
+      From.push_back(var(Name + "@next", 0));
+      To.push_back(T.substitute(CFrom, CTo));
+      Names.insert(Name + "@next");
+    }
+  }
+  for (const std::string &Name : NextParams) {
+    if (L.HostBind.count(Name))
+      continue;
+    const Param *P = K.findParam(Name.substr(6));
+    From.push_back(var(Name + "@next", 0));
+    To.push_back(P && P->Role == ParamRole::Epoch ? var(Name, 0) + 1
+                                                  : var(Name, 0));
+    Names.insert(Name + "@next");
+  }
+  std::set<unsigned> Seen;
+  if (!mentionsAny(R, Names, Seen))
+    return R;
+  R = R.substitute(From, To);
+  // The call counter takes its first values 0..MaxCallIndex (documented
+  // assumption, docs/checkers.md): the bindings the front end expresses
+  // (`c & 1`, `c % 2`, `(c & 2) / 2`, `c + 1`) repeat or grow uniformly from
+  // there, and a bounded counter keeps `(c & 1) * half` linear (the solver
+  // splits on it).
+  return R && C >= 0 && C <= Z.int_val(MaxCallIndex);
+}
+
+Encoded Analysis::nextCall(const Encoded &E) {
+  z3::expr_vector From(Z), To(Z);
+  const std::vector<LaunchDims> &Ls = launches();
+  for (const Param &P : K.Params) {
+    std::string N = "param:" + P.Name;
+    bool Host = std::any_of(Ls.begin(), Ls.end(), [&](const LaunchDims &L) {
+      return L.HostBind.count(N) != 0;
+    });
+    if (Host) {
+      NextParams.insert(N);
+      From.push_back(var(N, 0));
+      To.push_back(var(N + "@next", 0));
+    } else if (P.Role == ParamRole::Epoch) {
+      z3::expr V = var(N, 0);
+      From.push_back(V);
+      To.push_back(V + 1);
+    }
+  }
+  return From.empty() ? E : E.substitute(From, To);
+}
+
 z3::expr Analysis::concretizeAcross(const z3::expr &F, const LaunchDims &L) {
   z3::expr_vector From(Z), To(Z);
   concreteValues(std::nullopt, L, From, To);
@@ -849,7 +982,7 @@ z3::expr Analysis::concretizeAcross(const z3::expr &F, const LaunchDims &L) {
   for (const auto &[Key, V] : Vars)
     if (startsWith(Key, "rank#"))
       R = R && V < Z.int_val(Ws.back());
-  R = R && z3::expr(F).substitute(From, To).simplify();
+  R = R && withLaunchFacts(F, L).substitute(From, To).simplify();
   R = pruneByBounds(R);
   for (unsigned X = 0; X < From.size(); ++X)
     R = R && From[X] == To[X];
@@ -864,7 +997,8 @@ z3::expr Analysis::concretize(const z3::expr &F, unsigned W,
   // coordinates lie in the launch, a rank below W, a guard's `t < W`
   // bounds its thread; the if-then-else chains of variable shifts
   // (`1 << rank`, `mask >> t`, 62 cases each) keep only the cases in range.
-  z3::expr R = pruneByBounds(z3::expr(F).substitute(From, To).simplify());
+  z3::expr R =
+      pruneByBounds(withLaunchFacts(F, L).substitute(From, To).simplify());
   for (unsigned X = 0; X < From.size(); ++X)
     R = R && From[X] == To[X];
   if (L.Guard) {

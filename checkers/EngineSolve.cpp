@@ -996,7 +996,10 @@ std::string Analysis::unboundCondition(const z3::expr &F, const z3::expr &FC,
   z3::expr Small = Z.bool_val(true);
   std::string Cond;
   for (const std::string &N : Names) {
-    if (!startsWith(N, "param:") || L.Bind.count(N))
+    // Bound by the launch, or constrained by its host code's own checks
+    // (LaunchDims::ParamCond: the host states the values it admits).
+    if (!startsWith(N, "param:") || L.Bind.count(N) || L.HostBind.count(N) ||
+        (L.ParamCond && L.ParamCond->mentions(N)))
       continue;
     const Param *P = K.findParam(N.substr(6));
     if (!P || (P->Role != ParamRole::Scalar && P->Role != ParamRole::Unknown))

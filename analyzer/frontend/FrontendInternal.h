@@ -108,21 +108,50 @@ std::vector<HostOp> collectCandidateHostOps(clang::ASTContext &Ctx,
 /// \p E as a constant when Clang folds it to an integer, else null.
 ExprRef foldedInt(const clang::Expr *E, clang::ASTContext &Ctx);
 
-/// The model operator of a host integer or logic operator (+ - * / %,
-/// comparisons, && and ||); nullopt for any other.
+/// The model operator of a host integer or logic operator (+ - * / %, the
+/// bitwise & | ^ << >>, comparisons, && and ||); nullopt for any other.
 std::optional<ExprOp> hostBinaryOp(clang::BinaryOperatorKind K);
 
 /// True if \p Body writes the local \p V (assignment, increment or
 /// decrement, address taken).
 bool writesLocal(const clang::VarDecl *V, const clang::Stmt *Body);
 
+/// The value that field \p F of the local struct variable \p V of \p FD
+/// holds at \p Use (an invalid location: anywhere after the definition):
+/// the right-hand side of its only assignment `V.F = e`, when that
+/// statement runs unconditionally (a statement of the body's compound
+/// statements) before \p Use, or else its explicit aggregate initializer
+/// (`S V{a, b}`). Null when the function may write V.F otherwise (compound
+/// assignment, increment, address taken, a non-const reference) or V as a
+/// whole (any use other than field accesses, copies and `&V` in an
+/// initializer list: the argument array of cudaLaunchKernel).
+const clang::Expr *fixedFieldValue(clang::ASTContext &Ctx,
+                                   const clang::FunctionDecl *FD,
+                                   const clang::VarDecl *V,
+                                   const clang::FieldDecl *F,
+                                   clang::SourceLocation Use);
+
+/// True if the integral or struct global \p V that the main file defines
+/// (field \p F of it; any part when null) is written only in
+/// `pkb_candidate_setup` or `pkb_candidate_query` (which run once, before
+/// the calls): its value is the same in every `pkb_candidate_run` call.
+/// Writes are assignments, increments, the address taken, non-const
+/// reference arguments and member calls on the object; a write in a helper
+/// function (even one only setup calls) makes it false.
+bool writtenOnlyInSetup(clang::ASTContext &Ctx, const clang::VarDecl *V,
+                        const clang::FieldDecl *F);
+
 /// Values of a candidate's `pkb_candidate_run(ctx, In, NumIn, Out, NumOut)`
 /// (docs/candidate-abi.md) as model expressions over the tensor extents
 /// ("host:In[K].shape[D]", "host:Out[K].shape[D]"), element counts
 /// ("host:In[K].numel", "host:Out[K].numel", from a helper that multiplies
-/// the extents), "rank", "world_size" and constants, following locals
-/// that the function never writes after their initialization
-/// (docs/model-schema.md, launches[].args[].host).
+/// the extents), "rank", "world_size", the call counter `ctx->call_index`
+/// ("host:call_index"), globals that only setup writes
+/// ("host:fixed:NAME", "host:fixed:NAME.field": writtenOnlyInSetup()) and
+/// constants, following locals that the function never writes after their
+/// initialization, fields of local structs that it sets once
+/// (fixedFieldValue()) and calls of helpers whose body is one `return e;`
+/// (`padTo8(N)`) (docs/model-schema.md, launches[].args[].host).
 class HostValues {
 public:
   HostValues(clang::ASTContext &Ctx, const clang::FunctionDecl *Run)
@@ -155,6 +184,8 @@ private:
   clang::ASTContext &Ctx;
   const clang::FunctionDecl *Run;
   std::map<const clang::FunctionDecl *, bool> NumelFns;
+  /// The parameters of the one-return helper being evaluated (value()).
+  std::map<const clang::ParmVarDecl *, ExprRef> Env;
 };
 
 /// Qualified name of \p FD including template arguments, e.g.

@@ -14,6 +14,8 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 
+#include <set>
+
 namespace pkb::fe {
 
 using namespace clang;
@@ -21,6 +23,8 @@ using namespace clang;
 namespace {
 
 /// Finds a write of local \p V (assignment, increment, address taken).
+/// Taking the address as an element of an initializer list (`void *args[]
+/// = {&n, ...}`: the argument array of cudaLaunchKernel) is no write.
 class LocalWrites : public RecursiveASTVisitor<LocalWrites> {
 public:
   explicit LocalWrites(const VarDecl *V) : V(V) {}
@@ -29,8 +33,18 @@ public:
     Found |= B->isAssignmentOp() && refersTo(B->getLHS());
     return !Found;
   }
+  bool VisitInitListExpr(InitListExpr *IL) {
+    // Pre-order: the list is visited before its elements.
+    for (const clang::Expr *I : IL->inits())
+      if (const auto *U = dyn_cast_or_null<UnaryOperator>(
+              I ? I->IgnoreParenCasts() : nullptr);
+          U && U->getOpcode() == UO_AddrOf)
+        InArgArray.insert(U);
+    return true;
+  }
   bool VisitUnaryOperator(UnaryOperator *U) {
-    Found |= (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf) &&
+    Found |= (U->isIncrementDecrementOp() ||
+              (U->getOpcode() == UO_AddrOf && !InArgArray.count(U))) &&
              refersTo(U->getSubExpr());
     return !Found;
   }
@@ -41,9 +55,251 @@ private:
     return DR && DR->getDecl() == V;
   }
   const VarDecl *V;
+  std::set<const UnaryOperator *> InArgArray;
+};
+
+/// How a function uses its local struct variable \p V: the plain
+/// assignments `V.f = e` per field, the fields written otherwise (compound
+/// assignment, increment, address taken, bound to a non-const reference),
+/// and whether some use may write V as a whole (any use of V other than a
+/// field access, a copy, or `&V` as an element of an initializer list).
+class StructUses : public RecursiveASTVisitor<StructUses> {
+public:
+  explicit StructUses(const VarDecl *V) : V(V) {}
+  std::map<const FieldDecl *, std::vector<const BinaryOperator *>> Assigns;
+  std::set<const FieldDecl *> Dirty;
+  bool escapes() const { return Refs != Ok.size(); }
+
+  bool VisitBinaryOperator(BinaryOperator *B) {
+    if (!B->isAssignmentOp())
+      return true;
+    if (const FieldDecl *F = field(B->getLHS())) {
+      if (B->getOpcode() == BO_Assign)
+        Assigns[F].push_back(B);
+      else
+        Dirty.insert(F);
+    }
+    return true;
+  }
+  bool VisitUnaryOperator(UnaryOperator *U) {
+    if (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf)
+      if (const FieldDecl *F = field(U->getSubExpr()))
+        Dirty.insert(F);
+    return true;
+  }
+  bool VisitInitListExpr(InitListExpr *IL) {
+    for (const clang::Expr *I : IL->inits())
+      if (const auto *U = dyn_cast_or_null<UnaryOperator>(
+              I ? I->IgnoreParenCasts() : nullptr);
+          U && U->getOpcode() == UO_AddrOf)
+        if (const DeclRefExpr *DR = ref(U->getSubExpr()))
+          Ok.insert(DR);
+    return true;
+  }
+  bool VisitCXXConstructExpr(CXXConstructExpr *C) {
+    if (C->getNumArgs() == 1 && C->getConstructor() &&
+        C->getConstructor()->isCopyConstructor())
+      if (const DeclRefExpr *DR = ref(C->getArg(0)))
+        Ok.insert(DR);
+    return true;
+  }
+  bool VisitMemberExpr(MemberExpr *M) {
+    if (!M->isArrow() && isa<FieldDecl>(M->getMemberDecl()))
+      if (const DeclRefExpr *DR = ref(M->getBase()))
+        Ok.insert(DR);
+    return true;
+  }
+  bool VisitCallExpr(CallExpr *CE) {
+    const FunctionDecl *Fn = CE->getDirectCallee();
+    if (!Fn)
+      return true;
+    // The launch templates take their arguments by forwarding reference
+    // (cudaLaunchKernelEx(config, k, args...)) and copy them.
+    if (Fn->getIdentifier() && Fn->getName().starts_with("cudaLaunch"))
+      return true;
+    for (unsigned I = 0; I < CE->getNumArgs() && I < Fn->getNumParams(); ++I) {
+      QualType T = Fn->getParamDecl(I)->getType();
+      if (!T->isReferenceType() || T.getNonReferenceType().isConstQualified())
+        continue;
+      if (const FieldDecl *F = field(CE->getArg(I)))
+        Dirty.insert(F);
+      else if (const DeclRefExpr *DR = ref(CE->getArg(I)))
+        Ok.erase(DR), Refs += 1000; // may write V as a whole
+    }
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *DR) {
+    Refs += DR->getDecl() == V;
+    return true;
+  }
+
+private:
+  const DeclRefExpr *ref(const clang::Expr *E) const {
+    const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    return DR && DR->getDecl() == V ? DR : nullptr;
+  }
+  /// The field f of `V.f`, else null.
+  const FieldDecl *field(const clang::Expr *E) const {
+    const auto *M = dyn_cast<MemberExpr>(E->IgnoreParenImpCasts());
+    if (!M || M->isArrow() || !ref(M->getBase()))
+      return nullptr;
+    return dyn_cast<FieldDecl>(M->getMemberDecl());
+  }
+  const VarDecl *V;
+  size_t Refs = 0;
+  std::set<const DeclRefExpr *> Ok;
+};
+
+/// True if \p S is a statement of the compound \p CS or of a compound
+/// nested in it (full-expression wrappers aside): it runs once,
+/// unconditionally, whenever control passes it.
+bool straightLine(const CompoundStmt *CS, const Stmt *S) {
+  for (const Stmt *X : CS->body()) {
+    if (const auto *EW = dyn_cast<ExprWithCleanups>(X))
+      X = EW->getSubExpr();
+    if (X == S)
+      return true;
+    if (const auto *Inner = dyn_cast<CompoundStmt>(X);
+        Inner && straightLine(Inner, S))
+      return true;
+  }
+  return false;
+}
+
+/// Finds the functions of the main file that may write the global \p V
+/// (field \p F of it, or any part when \p F is null): assignments,
+/// increments, the address taken, binding to a non-const reference.
+class GlobalWriters : public RecursiveASTVisitor<GlobalWriters> {
+public:
+  GlobalWriters(const VarDecl *V, const FieldDecl *F) : V(V), F(F) {}
+  std::set<const FunctionDecl *> Writers;
+  bool Unknown = false; ///< A write outside any function body.
+
+  /// Tracks the function (or member function) whose body is visited.
+  bool TraverseDecl(Decl *D) {
+    const auto *FD = dyn_cast_or_null<FunctionDecl>(D);
+    if (!FD)
+      return RecursiveASTVisitor::TraverseDecl(D);
+    const FunctionDecl *Saved = Cur;
+    Cur = FD;
+    bool R = RecursiveASTVisitor::TraverseDecl(D);
+    Cur = Saved;
+    return R;
+  }
+  bool VisitBinaryOperator(BinaryOperator *B) {
+    if (B->isAssignmentOp() && refersTo(B->getLHS()))
+      write();
+    return true;
+  }
+  bool VisitUnaryOperator(UnaryOperator *U) {
+    if ((U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf) &&
+        refersTo(U->getSubExpr()))
+      write();
+    return true;
+  }
+  bool VisitCallExpr(CallExpr *CE) {
+    const FunctionDecl *Fn = CE->getDirectCallee();
+    for (unsigned I = 0; I < CE->getNumArgs(); ++I) {
+      if (!refersTo(CE->getArg(I)))
+        continue;
+      QualType T = Fn && I < Fn->getNumParams() ? Fn->getParamDecl(I)->getType()
+                                                : QualType();
+      if (T.isNull() ||
+          (T->isReferenceType() && !T.getNonReferenceType().isConstQualified()))
+        write();
+    }
+    return true;
+  }
+  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *CE) {
+    // A member function of the object may change it.
+    if (CE->getImplicitObjectArgument() &&
+        refersTo(CE->getImplicitObjectArgument()))
+      write();
+    return true;
+  }
+
+private:
+  void write() {
+    if (Cur)
+      Writers.insert(Cur);
+    else
+      Unknown = true;
+  }
+  /// \p E names V (F null) or V.F, or V as a whole (which writes every
+  /// field).
+  bool refersTo(const clang::Expr *E) const {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *DR = dyn_cast<DeclRefExpr>(E))
+      return DR->getDecl() == V;
+    const auto *M = dyn_cast<MemberExpr>(E);
+    if (!M || M->isArrow())
+      return false;
+    const auto *DR = dyn_cast<DeclRefExpr>(M->getBase()->IgnoreParenImpCasts());
+    return DR && DR->getDecl() == V && (!F || M->getMemberDecl() == F);
+  }
+  const VarDecl *V;
+  const FieldDecl *F;
+  const FunctionDecl *Cur = nullptr;
 };
 
 } // namespace
+
+bool writtenOnlyInSetup(ASTContext &Ctx, const VarDecl *V, const FieldDecl *F) {
+  if (!V || !V->hasGlobalStorage() || V->isStaticLocal() ||
+      !(V->getType()->isIntegralOrEnumerationType() ||
+        V->getType()->isRecordType()))
+    return false;
+  // Only a variable this file defines: another unit could write it.
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (!SM.isInMainFile(SM.getExpansionLoc(V->getLocation())) ||
+      !V->isThisDeclarationADefinition())
+    return false;
+  GlobalWriters W(V, F);
+  for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
+    if (D->getLocation().isValid() &&
+        SM.isInMainFile(SM.getExpansionLoc(D->getLocation())))
+      W.TraverseDecl(D);
+  if (W.Unknown)
+    return false;
+  for (const FunctionDecl *FD : W.Writers) {
+    llvm::StringRef N = FD->getIdentifier() ? FD->getName() : "";
+    if (N != "pkb_candidate_setup" && N != "pkb_candidate_query")
+      return false;
+  }
+  return true;
+}
+
+const clang::Expr *fixedFieldValue(ASTContext &Ctx, const FunctionDecl *FD,
+                                   const VarDecl *V, const FieldDecl *F,
+                                   SourceLocation Use) {
+  if (!FD || !FD->hasBody() || !V || !F || !V->hasLocalStorage() ||
+      isa<ParmVarDecl>(V) || V->getType()->isReferenceType() ||
+      !V->getType()->isRecordType())
+    return nullptr;
+  StructUses U(V);
+  U.TraverseStmt(FD->getBody());
+  if (U.escapes() || U.Dirty.count(F))
+    return nullptr;
+  const clang::Expr *Init = nullptr;
+  if (const auto *IL = dyn_cast_or_null<InitListExpr>(
+          V->getInit() ? V->getInit()->IgnoreImplicit() : nullptr)) {
+    if (F->getFieldIndex() < IL->getNumInits())
+      Init = IL->getInit(F->getFieldIndex());
+  }
+  auto It = U.Assigns.find(F);
+  if (It == U.Assigns.end() || It->second.empty())
+    return Init && !isa<ImplicitValueInitExpr>(Init) ? Init : nullptr;
+  // An explicit initializer and an assignment: two values.
+  if (It->second.size() != 1 || (Init && !isa<ImplicitValueInitExpr>(Init)))
+    return nullptr;
+  const BinaryOperator *B = It->second.front();
+  const SourceManager &SM = Ctx.getSourceManager();
+  const auto *Body = dyn_cast<CompoundStmt>(FD->getBody());
+  if (!Body || !straightLine(Body, B) ||
+      (Use.isValid() && !SM.isBeforeInTranslationUnit(B->getEndLoc(), Use)))
+    return nullptr;
+  return B->getRHS();
+}
 
 ExprRef foldedInt(const clang::Expr *E, ASTContext &Ctx) {
   clang::Expr::EvalResult R;
@@ -66,6 +322,16 @@ std::optional<ExprOp> hostBinaryOp(BinaryOperatorKind K) {
     return ExprOp::Div;
   case BO_Rem:
     return ExprOp::Rem;
+  case BO_And:
+    return ExprOp::And;
+  case BO_Or:
+    return ExprOp::Or;
+  case BO_Xor:
+    return ExprOp::Xor;
+  case BO_Shl:
+    return ExprOp::Shl;
+  case BO_Shr:
+    return ExprOp::Shr;
   case BO_EQ:
     return ExprOp::Eq;
   case BO_NE:
@@ -242,8 +508,30 @@ ExprRef HostValues::value(const clang::Expr *E, unsigned Depth) {
   if (ExprRef T = tensorShape(E))
     return T;
   if (const auto *CE = dyn_cast<CallExpr>(E)) {
-    // numel(In[0]): a function of the unit that multiplies the extents.
     const FunctionDecl *Callee = CE->getDirectCallee();
+    // A helper whose body is one `return e;` (`padTo8(N)`): e with its
+    // parameters bound to the arguments' values.
+    const FunctionDecl *Def = nullptr;
+    if (Callee && Callee->hasBody(Def) && Def &&
+        CE->getNumArgs() == Def->getNumParams() &&
+        Def->getReturnType()->isIntegralOrEnumerationType())
+      if (const auto *B = dyn_cast<CompoundStmt>(Def->getBody());
+          B && B->size() == 1)
+        if (const auto *Ret = dyn_cast<ReturnStmt>(B->body_front());
+            Ret && Ret->getRetValue()) {
+          std::map<const ParmVarDecl *, ExprRef> Saved = Env;
+          bool Ok = true;
+          for (unsigned I = 0; I < CE->getNumArgs() && Ok; ++I) {
+            ExprRef A = value(CE->getArg(I), Depth + 1);
+            Ok = A != nullptr;
+            Env[Def->getParamDecl(I)] = A;
+          }
+          ExprRef R = Ok ? value(Ret->getRetValue(), Depth + 1) : nullptr;
+          Env = std::move(Saved);
+          if (R)
+            return R;
+        }
+    // numel(In[0]): a function of the unit that multiplies the extents.
     if (!Callee || CE->getNumArgs() != 1 || !isNumelFunction(Callee))
       return nullptr;
     for (unsigned PI : {1u, 3u})
@@ -257,7 +545,24 @@ ExprRef HostValues::value(const clang::Expr *E, unsigned Depth) {
     if (!M->getType()->isIntegralOrEnumerationType() ||
         !M->getMemberDecl()->getIdentifier())
       return nullptr;
+    // A field of a local struct that the function sets once (`C.n = N;`).
+    const auto *DR = dyn_cast<DeclRefExpr>(M->getBase()->IgnoreParenImpCasts());
+    if (const auto *V =
+            DR && !M->isArrow() ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr)
+      if (const clang::Expr *X = fixedFieldValue(
+              Ctx, FD, V, dyn_cast<FieldDecl>(M->getMemberDecl()),
+              M->getBeginLoc()))
+        return value(X, Depth + 1);
+    // A field of a global that only setup writes: the same in every call.
+    if (const auto *V =
+            DR && !M->isArrow() ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+        V && V->hasGlobalStorage() &&
+        writtenOnlyInSetup(Ctx, V, dyn_cast<FieldDecl>(M->getMemberDecl())))
+      return Expr::var("host:fixed:" + V->getName().str() + "." +
+                       M->getMemberDecl()->getName().str());
     llvm::StringRef N = M->getMemberDecl()->getName();
+    if (N == "call_index")
+      return Expr::var("host:call_index");
     return isRankName(N)    ? Expr::var("rank")
            : isWorldName(N) ? Expr::var("world_size")
                             : nullptr;
@@ -265,8 +570,15 @@ ExprRef HostValues::value(const clang::Expr *E, unsigned Depth) {
   if (const auto *DR = dyn_cast<DeclRefExpr>(E)) {
     if (!DR->getType()->isIntegralOrEnumerationType())
       return nullptr;
+    if (const auto *P = dyn_cast<ParmVarDecl>(DR->getDecl()))
+      if (auto It = Env.find(P); It != Env.end())
+        return It->second;
     if (const clang::Expr *Init = constLocalInit(DR))
       return value(Init, Depth + 1);
+    if (const auto *V = dyn_cast<VarDecl>(DR->getDecl());
+        V && V->hasGlobalStorage() && !V->getType().isConstQualified() &&
+        writtenOnlyInSetup(Ctx, V, nullptr))
+      return Expr::var("host:fixed:" + V->getName().str());
     return nullptr;
   }
   if (const auto *U = dyn_cast<UnaryOperator>(E)) {

@@ -123,17 +123,90 @@ public:
     if (FoundLaunch *F =
             add(K, Cfg->getNumArgs() > 0 ? Cfg->getArg(0) : nullptr,
                 Cfg->getNumArgs() > 1 ? Cfg->getArg(1) : nullptr, false, CE))
-      for (unsigned I = 0; I < CE->getNumArgs() && I < K->getNumParams(); ++I) {
-        const clang::Expr *A = CE->getArg(I);
-        F->Site.Args.push_back({K->getParamDecl(I)->getName().str(),
-                                A->getType()->isIntegralOrEnumerationType()
-                                    ? argValue(A)
-                                    : nullptr,
-                                sourceText(A->IgnoreImpCasts())});
-        if (HostValues::isCandidateRun(CurrentFD))
-          candidateArg(F->Site.Args.back(), A);
-      }
+      bindArgs(*F, K,
+               std::vector<const clang::Expr *>(CE->arg_begin(), CE->arg_end()),
+               CE);
     return true;
+  }
+
+  /// Records the arguments \p As of launch \p F of kernel \p K at \p At,
+  /// in parameter order (null entries: not known, skipped). A struct passed
+  /// by value from a local variable also binds its scalar and pointer
+  /// fields ("Args.n"), as the kernel model flattens them, with the values
+  /// the launching function gives them (fixedFieldValue()).
+  void bindArgs(FoundLaunch &F, const FunctionDecl *K,
+                const std::vector<const clang::Expr *> &As, const Stmt *At) {
+    for (unsigned I = 0; I < As.size() && I < K->getNumParams(); ++I) {
+      const clang::Expr *A = As[I];
+      if (!A)
+        continue;
+      std::string Name = K->getParamDecl(I)->getName().str();
+      ArgsOf[&F - Out.data()].push_back({Name, A});
+      F.Site.Args.push_back(
+          {Name,
+           A->getType()->isIntegralOrEnumerationType() ? argValue(A) : nullptr,
+           sourceText(A->IgnoreImpCasts())});
+      if (HostValues::isCandidateRun(CurrentFD))
+        candidateArg(F.Site.Args.back(), A);
+      bindFields(F, Name, A, At);
+    }
+  }
+
+  /// bindArgs() for the fields of a struct argument \p A of parameter
+  /// \p Name: the local variable it copies, one level of fields.
+  void bindFields(FoundLaunch &F, const std::string &Name, const clang::Expr *A,
+                  const Stmt *At) {
+    const clang::Expr *X = A->IgnoreImplicit()->IgnoreParens();
+    if (const auto *C = dyn_cast<CXXConstructExpr>(X);
+        C && C->getNumArgs() == 1)
+      X = C->getArg(0)->IgnoreImplicit()->IgnoreParens();
+    const auto *DR = dyn_cast<DeclRefExpr>(X);
+    const auto *V = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+    const RecordDecl *RD = V && V->getType()->isRecordType()
+                               ? V->getType()->getAsRecordDecl()
+                               : nullptr;
+    if (!RD || !(RD = RD->getDefinition()) || !CurrentFD)
+      return;
+    for (const FieldDecl *Fd : RD->fields()) {
+      QualType T = Fd->getType();
+      if (!Fd->getIdentifier() ||
+          !(T->isIntegralOrEnumerationType() || T->isPointerType()))
+        continue;
+      const clang::Expr *E =
+          fixedFieldValue(Ctx, CurrentFD, V, Fd, At->getBeginLoc());
+      if (!E)
+        continue;
+      F.Site.Args.push_back(
+          {Name + "." + Fd->getName().str(),
+           T->isIntegralOrEnumerationType() ? argValue(E) : nullptr,
+           sourceText(E->IgnoreImpCasts())});
+      if (HostValues::isCandidateRun(CurrentFD))
+        candidateArg(F.Site.Args.back(), E);
+    }
+  }
+
+  /// The kernel arguments that the `void **args` array \p E of
+  /// cudaLaunchKernel / cudaLaunchCooperativeKernel points at: for a local
+  /// array initialized with `{&a, (void *)&b, ...}`, the expressions a, b;
+  /// an element of another shape gives a null entry. Empty when \p E is not
+  /// such an array.
+  std::vector<const clang::Expr *> argArray(const clang::Expr *E) const {
+    std::vector<const clang::Expr *> R;
+    const auto *DR =
+        E ? dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()) : nullptr;
+    const auto *V = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+    if (!V || !V->hasLocalStorage() || !V->getType()->isArrayType() ||
+        !V->getInit())
+      return R;
+    const auto *IL = dyn_cast<InitListExpr>(V->getInit()->IgnoreImplicit());
+    if (!IL)
+      return R;
+    for (const clang::Expr *I : IL->inits()) {
+      const auto *U =
+          dyn_cast_or_null<UnaryOperator>(I ? I->IgnoreParenCasts() : nullptr);
+      R.push_back(U && U->getOpcode() == UO_AddrOf ? U->getSubExpr() : nullptr);
+    }
+    return R;
   }
 
   /// Arg::Host and Arg::OutTensor of argument \p E of a launch in
@@ -367,11 +440,22 @@ public:
       CallSites[FD].push_back({CE, CurrentFD});
     bool Coop = N == "cudaLaunchCooperativeKernel";
     if (Coop || N == "cudaLaunchKernel") {
-      if (CE->getNumArgs() >= 3)
-        add(kernelOf(CE->getArg(0)), CE->getArg(1), CE->getArg(2), Coop, CE);
+      const FunctionDecl *K =
+          CE->getNumArgs() >= 3 ? kernelOf(CE->getArg(0)) : nullptr;
+      if (FoundLaunch *F =
+              K ? add(K, CE->getArg(1), CE->getArg(2), Coop, CE) : nullptr;
+          F && CE->getNumArgs() >= 4)
+        bindArgs(*F, K, argArray(CE->getArg(3)), CE);
     } else if (N == "cudaLaunchKernelEx" || N == "cudaLaunchKernelExC") {
-      if (CE->getNumArgs() >= 2)
-        add(kernelOf(CE->getArg(1)), nullptr, nullptr, false, CE);
+      const FunctionDecl *K =
+          CE->getNumArgs() >= 2 ? kernelOf(CE->getArg(1)) : nullptr;
+      // The template form passes the kernel's arguments after it.
+      if (FoundLaunch *F = K ? add(K, nullptr, nullptr, false, CE) : nullptr;
+          F && N == "cudaLaunchKernelEx")
+        bindArgs(*F, K,
+                 std::vector<const clang::Expr *>(CE->arg_begin() + 2,
+                                                  CE->arg_end()),
+                 CE);
     }
     return true;
   }
@@ -482,6 +566,7 @@ private:
     FoundLaunch F;
     F.Kernel = K;
     Where.push_back({At, CurrentFD});
+    ArgsOf.emplace_back();
     F.Site.Kernel = kernelName(K);
     F.Site.Cooperative = Coop;
     F.Site.Loc = L;
@@ -556,6 +641,7 @@ public:
                                  callerGuard(Where[I].second, Active));
       if (HostValues::isCandidateRun(Where[I].second))
         candidateCond(Out[I], Where[I].first, Where[I].second);
+      Out[I].Site.ParamCond = paramCond(I);
     }
     if (!WholeUnit)
       Ctx.setTraversalScope(Saved);
@@ -642,6 +728,12 @@ private:
       if (Ps.empty())
         return;
       const Stmt *P = Ps[0].get<Stmt>();
+      // `cudaError_t E = cudaLaunchKernel(...);`: from the initializer
+      // through its local variable on to the DeclStmt.
+      if ((!P && Ps[0].get<VarDecl>()) || (P && Cur.get<VarDecl>())) {
+        Cur = Ps[0];
+        continue;
+      }
       const Stmt *C = Cur.get<Stmt>();
       if (!P || !C || !Visit(P, C))
         return;
@@ -793,8 +885,142 @@ private:
     return nullptr;
   }
 
+  /// A launch's arguments as the host code spells them: parameter name and
+  /// argument expression (bindArgs()).
+  using ArgList = std::vector<std::pair<std::string, const clang::Expr *>>;
+
+  /// LaunchSite::ParamCond of launch \p I.
+  ExprRef paramCond(size_t I) {
+    const Stmt *S = Where[I].first;
+    const FunctionDecl *FD = Where[I].second;
+    const ArgList &As = ArgsOf[I];
+    if (!S || !FD || !FD->hasBody() || As.empty())
+      return nullptr;
+    ExprRef R;
+    walkUp(S, [&](const Stmt *P, const Stmt *C) {
+      if (isa<LambdaExpr>(P))
+        return false; // the lambda may run elsewhere
+      if (const auto *If = dyn_cast<IfStmt>(P)) {
+        if (C == If->getThen())
+          R = mkAnd2(R, paramTest(If->getCond(), true, FD, As, 0));
+        else if (C == If->getElse())
+          R = mkAnd2(R, paramTest(If->getCond(), false, FD, As, 0));
+      } else if (const auto *CS = dyn_cast<CompoundStmt>(P)) {
+        for (const Stmt *X : CS->body()) {
+          if (X == C)
+            break;
+          const auto *If = dyn_cast<IfStmt>(X);
+          if (!If || If->getElse() || If->getInit() ||
+              If->getConditionVariable())
+            continue;
+          const Stmt *T = If->getThen();
+          if (const auto *B = dyn_cast<CompoundStmt>(T))
+            T = B->size() == 1 ? B->body_front() : nullptr;
+          if (T && isa<ReturnStmt>(T))
+            R = mkAnd2(R, paramTest(If->getCond(), false, FD, As, 0));
+        }
+      }
+      return true;
+    });
+    return R;
+  }
+
+  /// A condition over the launch's parameters that \p E implies (Pos) or
+  /// that !E implies (!Pos); null (true) when nothing is expressible.
+  ExprRef paramTest(const clang::Expr *E, bool Pos, const FunctionDecl *FD,
+                    const ArgList &As, unsigned Depth) {
+    if (!E || Depth > MaxGuardDepth)
+      return nullptr;
+    E = E->IgnoreParenCasts();
+    if (const auto *U = dyn_cast<UnaryOperator>(E))
+      if (U->getOpcode() == UO_LNot)
+        return paramTest(U->getSubExpr(), !Pos, FD, As, Depth + 1);
+    if (const auto *B = dyn_cast<BinaryOperator>(E))
+      if (B->getOpcode() == BO_LAnd || B->getOpcode() == BO_LOr) {
+        ExprRef L = paramTest(B->getLHS(), Pos, FD, As, Depth + 1);
+        ExprRef R = paramTest(B->getRHS(), Pos, FD, As, Depth + 1);
+        return (B->getOpcode() == BO_LAnd) == Pos ? mkAnd2(L, R) : mkOr2(L, R);
+      }
+    const auto *B = dyn_cast<BinaryOperator>(E);
+    bool IsCmp = B && B->isComparisonOp();
+    if (!IsCmp && !E->getType()->isIntegralOrEnumerationType())
+      return nullptr; // `if (!ptr) return`
+    ExprRef V = paramTerm(E, FD, As, E->getBeginLoc(), Depth + 1);
+    if (!V)
+      return nullptr;
+    if (!IsCmp)
+      V = Expr::binary(ExprOp::Ne, V, Expr::constant(0));
+    return Pos ? V : Expr::unary(ExprOp::LNot, V);
+  }
+
+  /// \p E (evaluated at \p Use) as an integer expression over the launch's
+  /// parameters and constants: a local or parameter of \p FD that is
+  /// passed as argument NAME and never written after its definition is
+  /// "param:NAME"; a field f of a local struct passed as NAME that \p FD
+  /// sets once before \p Use is "param:NAME.f". Null otherwise.
+  ExprRef paramTerm(const clang::Expr *E, const FunctionDecl *FD,
+                    const ArgList &As, SourceLocation Use, unsigned Depth) {
+    if (!E || Depth > MaxGuardDepth ||
+        !E->IgnoreParenCasts()->getType()->isIntegralOrEnumerationType())
+      return nullptr;
+    E = E->IgnoreParenCasts();
+    if (ExprRef C = foldedInt(E, Ctx))
+      return C;
+    auto VarOf = [](const clang::Expr *A) -> const VarDecl * {
+      const clang::Expr *X = A->IgnoreImplicit()->IgnoreParens();
+      if (const auto *C = dyn_cast<CXXConstructExpr>(X);
+          C && C->getNumArgs() == 1)
+        X = C->getArg(0)->IgnoreImplicit()->IgnoreParens();
+      const auto *DR = dyn_cast<DeclRefExpr>(X->IgnoreParenImpCasts());
+      return DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+    };
+    auto ArgNamed = [&](const VarDecl *V) -> const std::string * {
+      for (const auto &[Name, A] : As)
+        if (VarOf(A) == V)
+          return &Name;
+      return nullptr;
+    };
+    if (const auto *DR = dyn_cast<DeclRefExpr>(E)) {
+      const auto *V = dyn_cast<VarDecl>(DR->getDecl());
+      const std::string *N = V ? ArgNamed(V) : nullptr;
+      if (!N || !V->hasLocalStorage() || V->getType()->isReferenceType() ||
+          writesLocal(V, FD->getBody()))
+        return nullptr;
+      return Expr::var("param:" + *N);
+    }
+    if (const auto *M = dyn_cast<MemberExpr>(E)) {
+      const auto *DR =
+          dyn_cast<DeclRefExpr>(M->getBase()->IgnoreParenImpCasts());
+      const auto *V =
+          DR && !M->isArrow() ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+      const auto *F = dyn_cast<FieldDecl>(M->getMemberDecl());
+      const std::string *N = V ? ArgNamed(V) : nullptr;
+      if (!N || !F || !F->getIdentifier() ||
+          !fixedFieldValue(Ctx, FD, V, F, Use))
+        return nullptr;
+      return Expr::var("param:" + *N + "." + F->getName().str());
+    }
+    if (const auto *U = dyn_cast<UnaryOperator>(E)) {
+      if (U->getOpcode() != UO_Minus)
+        return nullptr;
+      ExprRef A = paramTerm(U->getSubExpr(), FD, As, Use, Depth + 1);
+      return A ? Expr::unary(ExprOp::Neg, A) : nullptr;
+    }
+    if (const auto *B = dyn_cast<BinaryOperator>(E)) {
+      std::optional<ExprOp> Op = hostBinaryOp(B->getOpcode());
+      if (!Op || *Op == ExprOp::LAnd || *Op == ExprOp::LOr)
+        return nullptr;
+      ExprRef L = paramTerm(B->getLHS(), FD, As, Use, Depth + 1);
+      ExprRef R = L ? paramTerm(B->getRHS(), FD, As, Use, Depth + 1) : nullptr;
+      return R ? Expr::binary(*Op, L, R) : nullptr;
+    }
+    return nullptr;
+  }
+
   ASTContext &Ctx;
   const LocMapper &Map;
+  /// Per entry of Out: the arguments of the launch (bindArgs()).
+  std::vector<ArgList> ArgsOf;
   /// Per entry of Out: the launch expression and the function containing it.
   std::vector<std::pair<const Stmt *, const FunctionDecl *>> Where;
   /// Callee (as called: a template specialization when one is named) ->

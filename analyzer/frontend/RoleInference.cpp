@@ -237,8 +237,15 @@ void Builder::addFieldParams(const Param &Owner, const RecordDecl *Def,
       Fp.Role = Sig ? ParamRole::SignalPad : ParamRole::LocalBuffer;
       Fp.ElemBytes = sizeOf(FT->getPointeeType());
       Fp.Why = Sig ? "pointer field named like a signal pad" : "pointer field";
+    } else if (FT->isIntegralOrEnumerationType()) {
+      // Listed like scalar parameters: launches bind them (Launches.cpp,
+      // bindFields()) and the engine's unbound-parameter rule names them.
+      bool Count = FT->isIntegerType() && isCountName(FN);
+      Fp.Role = Count ? ParamRole::ElementCount : ParamRole::Scalar;
+      Fp.Why = Count ? "integer field named like an element count"
+                     : "scalar field of " + What;
     } else {
-      continue; // other scalar fields are not listed
+      continue; // floating-point and other fields are not listed
     }
     K.Params.push_back(Fp);
   }

@@ -149,6 +149,8 @@ json toJson(const KernelModel &K) {
     }
     if (S.Guard)
       LJ["guard"] = toJson(S.Guard);
+    if (S.ParamCond)
+      LJ["param_cond"] = toJson(S.ParamCond);
     if (S.HostCondKnown)
       LJ["host_cond"] = S.HostCond ? toJson(S.HostCond) : json(true);
     Launches.push_back(LJ);

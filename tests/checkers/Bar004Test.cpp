@@ -255,4 +255,54 @@ TEST(Checkers, Bar004DeviceParityDecidedOnlyWhenHalvesAlternate) {
   EXPECT_EQ(bar004(runBar004(Sizes)), Found) << dump(runBar004(Sizes));
 }
 
+TEST(Checkers, Bar004HostParityOfTheCallCounterAndParameterConditions) {
+  // The host passes the half (`slot = ctx->call_index & 1`) and the half
+  // size as scalar parameters (LaunchSite::Arg::Host,
+  // LaunchSite::ParamCond): call k+1 writes the other half when the slot is
+  // the counter's parity and the host refuses halves smaller than the
+  // accessed 256 bytes.
+  auto Build = [](ExprRef Slot, bool Refuses) {
+    KB K("push");
+    K.param("bufs", ParamRole::PeerTable, 4)
+        .param("pads", ParamRole::SignalPadTable, 4)
+        .param("half", ParamRole::Scalar)
+        .param("slot", ParamRole::Scalar)
+        .launch(1, 64);
+    LaunchSite &L = K.K.Launches.back();
+    L.Args.push_back({"slot", Expr::opaque("ctx->call_index & 1"), "", Slot});
+    if (Refuses)
+      L.ParamCond = Expr::unary(
+          ExprOp::LNot, Expr::binary(ExprOp::Lt, v("param:half"), c(256)));
+    ExprRef Off = v("param:slot") * v("param:half");
+    unsigned P = K.beginLoop(c(0), W(), c(1), "p");
+    Address WA = addr("bufs", K.lv(P), tid());
+    WA.ByteOffset = Off;
+    K.store(40, WA);
+    K.endLoop();
+    K.barrier(42, c(1));
+    Address RA = addr("bufs", rank(), tid());
+    RA.ByteOffset = Off;
+    K.load(47, RA);
+    return K.module();
+  };
+  ExprRef Cnt = v("host:call_index");
+  ExprRef Parity = Expr::binary(ExprOp::And, Cnt, c(1));
+  // The parity and a refusal of small halves: no overlap.
+  ModuleModel Good = Build(Parity, true);
+  EXPECT_TRUE(bar004(runBar004(Good)).empty()) << dump(runBar004(Good));
+  // Without the refusal the halves may overlap (a half size of 0 already:
+  // the unbound-parameter probe in [0, W) keeps it an Error).
+  ModuleModel Small = Build(Parity, false);
+  EXPECT_EQ(bar004(runBar004(Small)),
+            (std::set<std::pair<unsigned, Severity>>{{40, Severity::Error}}))
+      << dump(runBar004(Small));
+  // `(c >> 1) & 1` keeps one half for two calls: calls 0 and 1 share it.
+  ModuleModel Pairs = Build(
+      Expr::binary(ExprOp::And, Expr::binary(ExprOp::Shr, Cnt, c(1)), c(1)),
+      true);
+  EXPECT_EQ(bar004(runBar004(Pairs)),
+            (std::set<std::pair<unsigned, Severity>>{{40, Severity::Error}}))
+      << dump(runBar004(Pairs));
+}
+
 } // namespace

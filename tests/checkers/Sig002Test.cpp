@@ -75,6 +75,18 @@ TEST(Checkers, Sig002EpochParameterBoundToAConstant) {
   // epoch = call_index + 1 is not a constant: no binding, no finding.
   auto FG = runAll(Build(Expr::opaque("call_index + 1")).module());
   EXPECT_TRUE(FG.empty()) << dump(FG);
+  // The host values behind an opaque argument (LaunchSite::Arg::Host): a
+  // global that only setup writes is the same in every call (SIG-002); the
+  // call counter is not.
+  auto WithHost = [&](ExprRef Host) {
+    KB K = Build(Expr::opaque("Epoch"));
+    K.K.Launches.back().Args.back().Host = Host;
+    return runAll(K.module());
+  };
+  auto FF = WithHost(v("host:fixed:gState.epoch"));
+  EXPECT_EQ(keys(FF), (std::set<Key>{{22, "SIG-002"}})) << dump(FF);
+  auto FC = WithHost(v("host:call_index") + c(1));
+  EXPECT_TRUE(FC.empty()) << dump(FC);
 }
 
 TEST(Checkers, Sig002DeviceEpochNeverAdvanced) {

@@ -444,6 +444,108 @@ extern "C" int pkb_candidate_run(pkb_context *Ctx, const pkb_tensor *In,
   EXPECT_EQ(kernel(Data, "fill").Launches.at(0).Args.at(0).OutTensor, -1);
 }
 
+TEST(FrontendLaunches, ArgumentArraysStructFieldsAndParameterConditions) {
+  // cudaLaunchCooperativeKernel's `void **` array binds the kernel's
+  // parameters like `<<<>>>` arguments; a struct argument binds the fields
+  // the function sets once (the call counter's parity among them); the
+  // refusal `if (C.n > C.cap) return 2;` becomes a condition over the
+  // launch's own parameters.
+  FrontendResult R = build(R"(
+struct pkb_tensor { void *data; long shape[4]; int ndim; };
+struct pkb_context { int rank; int world_size; unsigned long call_index; };
+struct Call { float *y; unsigned long n; unsigned long cap; unsigned slot; };
+unsigned long padTo8(unsigned long V) { return (V + 7) / 8 * 8; }
+__global__ void k(Call C, int m) {
+  if (threadIdx.x < C.n) C.y[C.slot * C.cap + threadIdx.x] = m;
+}
+__global__ void twice(Call C) { C.y[C.slot] = 0; }
+extern "C" int pkb_candidate_run(pkb_context *Ctx, const pkb_tensor *In,
+                                 int NumIn, pkb_tensor *Out, int NumOut) {
+  Call C;
+  C.y = (float *)Out[0].data;
+  C.n = In[0].shape[0];
+  C.cap = 64;
+  C.slot = Ctx->call_index & 1;
+  int m = 5;
+  if (C.n > C.cap || m < 3)
+    return 2;
+  void *Args[] = {&C, (void *)&m};
+  cudaError_t E = cudaLaunchCooperativeKernel((const void *)k, dim3(1),
+                                              dim3(128), Args, 0, 0);
+  Call D = C;
+  D.slot = 0;
+  D.slot = 1;
+  D.n = padTo8(In[0].shape[0]);
+  twice<<<1, 1>>>(D);
+  return E;
+}
+)");
+  ASSERT_TRUE(R.Parsed);
+  const KernelModel &K = kernel(R, "k");
+  ASSERT_NE(K.findParam("C.slot"), nullptr);
+  EXPECT_EQ(K.findParam("C.n")->Role, ParamRole::ElementCount);
+  EXPECT_EQ(K.findParam("C.slot")->Role, ParamRole::Scalar);
+  const LaunchSite &L = K.Launches.at(0);
+  EXPECT_TRUE(L.Cooperative);
+  std::map<std::string, const LaunchSite::Arg *> By;
+  for (const LaunchSite::Arg &A : L.Args)
+    By[A.Param] = &A;
+  ASSERT_TRUE(By.count("m") && By.count("C.cap") && By.count("C.slot") &&
+              By.count("C.n") && By.count("C.y"));
+  EXPECT_EQ(By["m"]->Value->str(), "5"); // `&m` in the array is no write
+  EXPECT_EQ(By["C.cap"]->Value->str(), "64");
+  ASSERT_TRUE(By["C.slot"]->Host);
+  EXPECT_EQ(By["C.slot"]->Host->str(), "host:call_index & 1");
+  EXPECT_EQ(By["C.n"]->Host->str(), "host:In[0].shape[0]");
+  EXPECT_EQ(By["C.y"]->OutTensor, 0);
+  ASSERT_TRUE(L.ParamCond);
+  EXPECT_EQ(L.ParamCond->str(),
+            "(!(param:C.n > param:C.cap)) && (!(param:m < 3))");
+  // The copy D is assigned twice: its slot has no single value; its count
+  // comes through a helper whose body is one `return`.
+  const LaunchSite &T = kernel(R, "twice").Launches.at(0);
+  bool SawN = false;
+  for (const LaunchSite::Arg &A : T.Args) {
+    EXPECT_NE(A.Param, "C.slot");
+    if (A.Param == "C.n") {
+      SawN = true;
+      ASSERT_TRUE(A.Host);
+      EXPECT_EQ(A.Host->str(), "((host:In[0].shape[0] + 7) / 8) * 8");
+    }
+  }
+  EXPECT_TRUE(SawN);
+  EXPECT_FALSE(T.ParamCond);
+}
+
+TEST(FrontendLaunches, GlobalsThatOnlySetupWritesAreFixedAcrossCalls) {
+  // gState.epoch is set in pkb_candidate_setup only: "host:fixed:..." (the
+  // same in every call); gCount is advanced by the run itself: unknown.
+  FrontendResult R = build(R"(
+struct pkb_tensor { void *data; long shape[4]; int ndim; };
+struct pkb_context { int rank; int world_size; unsigned long call_index; };
+struct State { unsigned epoch; };
+State gState;
+unsigned gCount;
+__global__ void k(float *y, unsigned e, unsigned c) { y[0] = e + c; }
+extern "C" int pkb_candidate_setup(pkb_context *Ctx) {
+  gState.epoch = Ctx->call_index + 1;
+  return 0;
+}
+extern "C" int pkb_candidate_run(pkb_context *Ctx, const pkb_tensor *In,
+                                 int NumIn, pkb_tensor *Out, int NumOut) {
+  const unsigned E = gState.epoch;
+  k<<<1, 1>>>((float *)Out[0].data, E, gCount++);
+  return 0;
+}
+)");
+  ASSERT_TRUE(R.Parsed);
+  const LaunchSite &L = kernel(R, "k").Launches.at(0);
+  ASSERT_EQ(L.Args.size(), 3u);
+  ASSERT_TRUE(L.Args[1].Host);
+  EXPECT_EQ(L.Args[1].Host->str(), "host:fixed:gState.epoch");
+  EXPECT_FALSE(L.Args[2].Host);
+}
+
 // The guards inside lambdas: one in a host function, one at namespace
 // scope (outside any named function; its guard is still found).
 TEST(FrontendLaunches, HostGuardsInsideLambdas) {

@@ -363,6 +363,17 @@ struct LaunchSite {
   /// engine constrains every agent of this launch by it (docs/checkers.md,
   /// "Rank- and world-size-conditional launches").
   ExprRef Guard;
+  /// What the launching function guarantees about the launch's own
+  /// arguments, over "param:NAME" (the kernel parameters, "Args.n" for a
+  /// field of a struct argument) and constants: the conditions of the
+  /// enclosing `if` arms and the negated conditions of the preceding early
+  /// returns (`if (n > cap) return 2;` gives `!(param:n > param:cap)`),
+  /// where every name is an argument that the function does not change
+  /// after its definition (a local never written after its initializer, a
+  /// struct field set once; docs/checkers.md, "Launch-site
+  /// specialization"). Parts that mention anything else are left out (the
+  /// condition only gets weaker). Null when nothing is known.
+  ExprRef ParamCond;
   /// Launches in `pkb_candidate_run` only: the conjunction of the
   /// conditions of the enclosing `if` arms and of the preceding early
   /// returns (`if (c) return v;`: !c) of the function, over the same names
