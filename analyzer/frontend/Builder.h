@@ -95,6 +95,8 @@ struct PtrChoice {
   int DropLoop = -1;
 };
 
+struct ObjFields;
+
 /// The value of an expression: a scalar expression and, for pointers or
 /// address-valued integers, the pointer it designates.
 struct Val {
@@ -113,6 +115,16 @@ struct Val {
   /// For local arrays of pointers (and parameters bound to one): the
   /// pointers stored into the array, shared with the caller's local.
   std::shared_ptr<PtrArray> Arr;
+  /// For local struct objects of device code (a channel or semaphore
+  /// handle, `Ch.flag = ...`): the values of their fields set so far,
+  /// shared with member functions called on the object (their `this`).
+  std::shared_ptr<ObjFields> Obj;
+};
+
+/// The fields of a local struct object that device code has set
+/// (Builder::setField()).
+struct ObjFields {
+  std::map<const clang::FieldDecl *, Val> F;
 };
 
 /// An inlining frame: bindings of parameters and locals.
@@ -129,6 +141,11 @@ struct Frame {
   unsigned Returns = 0;
   /// Locals whose last assignment read memory: the event index of the read.
   std::map<const clang::VarDecl *, int> LoadedFrom;
+  /// For an inlined member function: the fields of the local object it was
+  /// called on (`this->flag`), or the flattened by-value parameter struct
+  /// ("A") whose fields `this->f` names.
+  std::shared_ptr<ObjFields> This;
+  std::string ThisRecord;
 };
 
 /// State of the condition of a loop being evaluated (spin-wait detection).
@@ -223,6 +240,15 @@ public:
   /// `param:S.FIELD` for pointer and array-of-pointer fields, else the
   /// variable `param:S.FIELD`; nullopt when S is no flattened struct.
   std::optional<Val> fieldValue(const clang::MemberExpr *ME);
+  /// The field set of the local object that \p Base (`Ch` or `this`)
+  /// designates, created for a local struct variable when \p Create; null
+  /// when \p Base is no tracked local object.
+  std::shared_ptr<ObjFields> objectOf(const clang::Expr *Base, bool Create);
+  /// `Obj.F op= R` on a tracked local object (`Ch.flag = p`,
+  /// `this->count += 1`): records the field's new value; false when \p L
+  /// is not a field of such an object.
+  bool setField(const clang::Expr *L, clang::BinaryOperatorKind Op,
+                const Val &R);
   /// The flattened name of a struct value: a record variable's Record
   /// ("A"), or a by-value struct field of one ("A.view", one level, as
   /// addFieldParams() lists them); nullopt else.

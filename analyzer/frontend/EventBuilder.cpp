@@ -771,8 +771,26 @@ Val Builder::callUser(const CallExpr *CE, const FunctionDecl *Callee) {
     Recursive |= F.FD == Callee;
   unsigned ArgBase =
       isa<CXXOperatorCallExpr>(CE) && isa<CXXMethodDecl>(Callee) ? 1 : 0;
-  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(CE))
-    eval(MC->getImplicitObjectArgument());
+  // The object of a member call: `this` in the callee designates a local
+  // object's tracked fields, or a flattened by-value struct.
+  std::shared_ptr<ObjFields> This;
+  std::string ThisRecord;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(CE)) {
+    const clang::Expr *O = MC->getImplicitObjectArgument();
+    eval(O);
+    const clang::Expr *OS = O ? O->IgnoreParenImpCasts() : nullptr;
+    if (isa_and_nonnull<CXXThisExpr>(OS)) {
+      This = frame().This;
+      ThisRecord = frame().ThisRecord;
+    } else if (const auto *ME =
+                   dyn_cast<MemberExpr>(MC->getCallee()->IgnoreParens());
+               OS && ME && !ME->isArrow()) {
+      if (std::optional<std::string> R = recordRoot(OS))
+        ThisRecord = *R;
+      else
+        This = objectOf(OS, /*Create=*/true);
+    }
+  }
   std::vector<Val> Args;
   unsigned NP = Callee->getNumParams();
   for (unsigned I = ArgBase; I < CE->getNumArgs(); ++I) {
@@ -814,6 +832,8 @@ Val Builder::callUser(const CallExpr *CE, const FunctionDecl *Callee) {
   }
   Frame F;
   F.FD = Callee;
+  F.This = std::move(This);
+  F.ThisRecord = std::move(ThisRecord);
   F.GuardBase = Guards.size();
   for (unsigned I = 0; I < NP && I < Args.size(); ++I) {
     const ParmVarDecl *P = Callee->getParamDecl(I);

@@ -861,6 +861,9 @@ Val Builder::evalOther(const clang::Expr *E) {
           return R;
         }
       }
+      // A field of a local object (`Ch.flag = p`, `this->count += 1`).
+      if (setField(L, Op, R))
+        return R;
       std::optional<PtrVal> P = lvalue(L);
       if (!P)
         return R;

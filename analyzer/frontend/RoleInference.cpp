@@ -380,6 +380,12 @@ ExprRef Builder::paramValue(const ParmVarDecl *P) const {
 
 std::optional<std::string> Builder::recordRoot(const clang::Expr *E) {
   E = E ? E->IgnoreParenImpCasts() : nullptr;
+  // `this` of a member function called on a flattened struct (`A.f()`).
+  if (isa_and_nonnull<CXXThisExpr>(E)) {
+    if (frame().ThisRecord.empty())
+      return std::nullopt;
+    return frame().ThisRecord;
+  }
   if (const auto *DR = dyn_cast_or_null<DeclRefExpr>(E)) {
     auto It = frame().Vars.find(DR->getDecl());
     if (It == frame().Vars.end() || It->second.Record.empty())
@@ -399,9 +405,71 @@ std::optional<std::string> Builder::recordRoot(const clang::Expr *E) {
   return *R + "." + F->getName().str();
 }
 
+std::shared_ptr<ObjFields> Builder::objectOf(const clang::Expr *Base,
+                                             bool Create) {
+  Base = Base ? Base->IgnoreParenImpCasts() : nullptr;
+  if (isa_and_nonnull<CXXThisExpr>(Base))
+    return frame().This;
+  const auto *DR = dyn_cast_or_null<DeclRefExpr>(Base);
+  const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+  if (!VD || VD->hasGlobalStorage() ||
+      !VD->getType().getNonReferenceType()->isRecordType() ||
+      VD->hasAttr<CUDASharedAttr>())
+    return nullptr;
+  auto It = frame().Vars.find(VD);
+  if (It != frame().Vars.end() && (It->second.Obj || !Create))
+    return It->second.Obj;
+  // A by-value struct parameter (or a copy of one) is flattened instead.
+  if (!Create || isa<ParmVarDecl>(VD) ||
+      (It != frame().Vars.end() && !It->second.Record.empty()))
+    return nullptr;
+  Val &V = frame().Vars[VD];
+  V.Obj = std::make_shared<ObjFields>();
+  return V.Obj;
+}
+
+bool Builder::setField(const clang::Expr *L, BinaryOperatorKind Op,
+                       const Val &R) {
+  const auto *ME = dyn_cast_or_null<MemberExpr>(L);
+  const auto *F = ME ? dyn_cast<FieldDecl>(ME->getMemberDecl()) : nullptr;
+  if (!F || (ME->isArrow() &&
+             !isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts())))
+    return false;
+  std::shared_ptr<ObjFields> O = objectOf(ME->getBase(), /*Create=*/true);
+  if (!O)
+    return false;
+  std::string Local = "local:" + text(ME) + "@" +
+                      std::to_string(Map.map(ME->getBeginLoc()).Line);
+  Val V;
+  if (Op == BO_Assign) {
+    V = R;
+  } else {
+    // `f += v`: a new value the model does not fold; a pointer field keeps
+    // its base with an unknown index.
+    auto It = O->F.find(F);
+    if (It != O->F.end() && It->second.P) {
+      V.P = It->second.P;
+      V.P->Index = nullptr;
+    }
+  }
+  if (!V.E || V.E->hasOpaque() || V.E->mentions("polled") || Op != BO_Assign)
+    V.E = Expr::var(Local);
+  O->F[F] = std::move(V);
+  return true;
+}
+
 std::optional<Val> Builder::fieldValue(const MemberExpr *ME) {
   if (!ME)
     return std::nullopt;
+  if (const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl()))
+    if (!ME->isArrow() ||
+        isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()))
+      if (std::shared_ptr<ObjFields> O =
+              objectOf(ME->getBase(), /*Create=*/false)) {
+        auto It = O->F.find(F);
+        if (It != O->F.end())
+          return It->second;
+      }
   std::optional<std::string> RootOf = recordRoot(ME->getBase());
   if (!RootOf)
     return std::nullopt;

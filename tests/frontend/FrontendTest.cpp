@@ -144,6 +144,53 @@ __global__ void k(Args a, const float* x) {
                 "L10 store w4 a.view.signal_pads[0]{rank} peer"}));
 }
 
+TEST(FrontendEvents, MemberFunctionsOfALocalHandleObjectSeeItsFields) {
+  // A channel handle set up in the kernel: its member functions reach the
+  // fields through `this` (explicit and implicit), and a helper given the
+  // object sees them too. A member function called on a by-value argument
+  // struct reads its flattened fields.
+  FrontendResult R = build(R"(#include "pkb/pkb_abi.h"
+struct Chan {
+  unsigned *flag;
+  float *buf;
+  unsigned step;
+  __device__ void post(unsigned v) const { *this->flag = v + step; }
+  __device__ void put(int i, float x) const { buf[i] = x; }
+};
+struct Args { pkb_peer_view view; unsigned n;
+  __device__ unsigned count() const { return n; } };
+__device__ void twice(const Chan &c, float x) { c.put(1, x); }
+__global__ void k(Args a) {
+  int r = a.view.rank, next = (r + 1) % a.view.world_size;
+  Chan c;
+  c.flag = a.view.signal_pads[next] + 3;
+  c.buf = static_cast<float *>(a.view.peers[next]);
+  c.step = 2;
+  c.put(threadIdx.x, 1.0f);
+  twice(c, 2.0f);
+  c.step += 1;
+  if (threadIdx.x == 0) c.post(a.count());
+}
+)");
+  ASSERT_TRUE(R.Parsed);
+  const KernelModel &K = kernel(R, "k");
+  std::vector<std::string> S = summaries(K);
+  ASSERT_EQ(S.size(), 3u) << ::testing::PrintToString(S);
+  // One-event member functions report at their call sites.
+  EXPECT_EQ(S[0],
+            "L18 store w4 a.view.peers[(rank + 1) % world_size]{tid.x} peer");
+  EXPECT_EQ(S[1], "L19 store w4 a.view.peers[(rank + 1) % world_size]{1} peer");
+  EXPECT_EQ(S[2],
+            "L21 store w4 a.view.signal_pads[(rank + 1) % world_size]{3} peer");
+  // `c.step += 1` made the step a value the model does not fold.
+  const Event &Post = K.Events.back();
+  ASSERT_TRUE(Post.Value);
+  EXPECT_NE(Post.Value->str().find("param:a.n"), std::string::npos)
+      << Post.Value->str();
+  EXPECT_NE(Post.Value->str().find("local:c.step"), std::string::npos)
+      << Post.Value->str();
+}
+
 TEST(FrontendEvents, AtomicsFencesBarriers) {
   FrontendResult R = build(R"(#include <cuda/atomic>
 #include <cuda_bf16.h>
