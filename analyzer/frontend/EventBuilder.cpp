@@ -840,6 +840,9 @@ Val Builder::callUser(const CallExpr *CE, const FunctionDecl *Callee) {
     Val V = Args[I];
     if (V.P && !V.P->Choice && TableParms.count(P))
       V.P->IsTable = true;
+    // An object passed by value is a copy (by reference: the caller's).
+    if (V.Obj && !P->getType()->isReferenceType())
+      V.Obj = std::make_shared<ObjFields>(*V.Obj);
     if (V.E && (V.E->hasOpaque() || V.E->mentions("polled")))
       V.E = Expr::var("local:" + P->getName().str() + "@" +
                       std::to_string(Map.map(P->getLocation()).Line));

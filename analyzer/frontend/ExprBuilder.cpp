@@ -374,6 +374,9 @@ void Builder::bindLocal(const VarDecl *VD, Val V) {
   } else if (!V.E || V.E->hasOpaque() || V.E->mentions("polled")) {
     V.E = Expr::var(Local);
   }
+  // A copy of a local object has fields of its own (a reference aliases).
+  if (V.Obj && !VD->getType()->isReferenceType())
+    V.Obj = std::make_shared<ObjFields>(*V.Obj);
   frame().Vars[VD] = std::move(V);
 }
 

@@ -428,6 +428,28 @@ std::shared_ptr<ObjFields> Builder::objectOf(const clang::Expr *Base,
   return V.Obj;
 }
 
+/// The number of assignments (plain or compound) `B.F = e` in \p S whose
+/// base B is \p VD (or `this` when \p VD is null).
+static unsigned fieldAssignments(const Stmt *S, const ValueDecl *VD,
+                                 const FieldDecl *F) {
+  if (!S)
+    return 0;
+  unsigned N = 0;
+  if (const auto *BO = dyn_cast<BinaryOperator>(S))
+    if (BO->isAssignmentOp())
+      if (const auto *ME =
+              dyn_cast<MemberExpr>(BO->getLHS()->IgnoreParenImpCasts());
+          ME && ME->getMemberDecl() == F) {
+        const clang::Expr *B = ME->getBase()->IgnoreParenImpCasts();
+        const auto *DR = dyn_cast<DeclRefExpr>(B);
+        if (VD ? DR && DR->getDecl() == VD : isa<CXXThisExpr>(B))
+          ++N;
+      }
+  for (const Stmt *C : S->children())
+    N += fieldAssignments(C, VD, F);
+  return N;
+}
+
 bool Builder::setField(const clang::Expr *L, BinaryOperatorKind Op,
                        const Val &R) {
   const auto *ME = dyn_cast_or_null<MemberExpr>(L);
@@ -452,7 +474,16 @@ bool Builder::setField(const clang::Expr *L, BinaryOperatorKind Op,
       V.P->Index = nullptr;
     }
   }
-  if (!V.E || V.E->hasOpaque() || V.E->mentions("polled") || Op != BO_Assign)
+  // Assigned more than once in this function (in branches or a loop): the
+  // integer value is not the last one walked; a pointer keeps its last
+  // value, as a local pointer does.
+  const auto *DR = dyn_cast<DeclRefExpr>(ME->getBase()->IgnoreParenImpCasts());
+  const FunctionDecl *FD = frame().FD;
+  bool Multi =
+      FD && FD->getBody() &&
+      fieldAssignments(FD->getBody(), DR ? DR->getDecl() : nullptr, F) > 1;
+  if (!V.E || V.E->hasOpaque() || V.E->mentions("polled") || Op != BO_Assign ||
+      Multi)
     V.E = Expr::var(Local);
   O->F[F] = std::move(V);
   return true;

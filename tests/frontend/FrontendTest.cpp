@@ -169,6 +169,8 @@ __global__ void k(Args a) {
   c.put(threadIdx.x, 1.0f);
   twice(c, 2.0f);
   c.step += 1;
+  Chan d = c; // a copy: its step is its own
+  d.step = 7;
   if (threadIdx.x == 0) c.post(a.count());
 }
 )");
@@ -181,8 +183,9 @@ __global__ void k(Args a) {
             "L18 store w4 a.view.peers[(rank + 1) % world_size]{tid.x} peer");
   EXPECT_EQ(S[1], "L19 store w4 a.view.peers[(rank + 1) % world_size]{1} peer");
   EXPECT_EQ(S[2],
-            "L21 store w4 a.view.signal_pads[(rank + 1) % world_size]{3} peer");
-  // `c.step += 1` made the step a value the model does not fold.
+            "L23 store w4 a.view.signal_pads[(rank + 1) % world_size]{3} peer");
+  // `c.step += 1` made the step a value the model does not fold; the copy's
+  // `d.step = 7` does not change it.
   const Event &Post = K.Events.back();
   ASSERT_TRUE(Post.Value);
   EXPECT_NE(Post.Value->str().find("param:a.n"), std::string::npos)
