@@ -751,7 +751,9 @@ public:
                            std::vector<Diagnostic> &Diags) const = 0;
 };
 
-/// Short description of an event for messages: "store to pads[tid.x][...]".
+/// Short description of an event for messages: "store peers[p][tid.x]",
+/// with " + OFFSET bytes" when the address has a byte offset (a pointer
+/// cast to a wider element) and the source text in parentheses.
 std::string describe(const Event &E);
 
 } // namespace pkb::chk

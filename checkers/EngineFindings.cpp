@@ -15,6 +15,10 @@ std::string describe(const Event &E) {
     if (E.Addr.Peer)
       S += "[" + E.Addr.Peer->str() + "]";
     S += "[" + (E.Addr.Index ? E.Addr.Index->str() : std::string("?")) + "]";
+    // A pointer cast to a wider element (`(uint4 *)(p + off)`) keeps the
+    // offset in bytes beside the index in the new element.
+    if (E.Addr.ByteOffset)
+      S += " + " + E.Addr.ByteOffset->str() + " bytes";
   }
   if (!E.Text.empty())
     S += " (" + E.Text + ")";
