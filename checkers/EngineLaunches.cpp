@@ -900,10 +900,13 @@ z3::expr Analysis::withLaunchFacts(const z3::expr &F, const LaunchDims &L) {
     if (!Approx && mentionsAny(F, Ps, Seen)) // only exact facts narrow it
       R = R && P;
   }
-  if (L.HostBind.empty())
+  if (L.HostBind.empty() && NextParams.empty())
     return R;
   // Call-counter bindings, in this call and (for nextCall()) the next;
-  // only for a formula that mentions a bound parameter.
+  // only for a formula that mentions a bound parameter. A launch without
+  // the binding of a parameter that nextCall() replaced still gives its
+  // "@next" variable a value: the parameter itself (one larger for an
+  // Epoch).
   std::set<std::string> Names;
   z3::expr C = var("host:call_index", 0);
   z3::expr_vector From(Z), To(Z), CFrom(Z), CTo(Z);
@@ -934,6 +937,8 @@ z3::expr Analysis::withLaunchFacts(const z3::expr &F, const LaunchDims &L) {
   if (!mentionsAny(R, Names, Seen))
     return R;
   R = R.substitute(From, To);
+  if (L.HostBind.empty())
+    return R;
   // The call counter takes its first values 0..MaxCallIndex (documented
   // assumption, docs/checkers.md): the bindings the front end expresses
   // (`c & 1`, `c % 2`, `(c & 2) / 2`, `c + 1`) repeat or grow uniformly from

@@ -212,6 +212,39 @@ TEST(Checkers, Bar004DeviceEpochParityHalves) {
       << dump(runBar004(Build(true)));
 }
 
+TEST(Checkers, Bar004EpochOfALaunchWithoutTheHostBindingStillAdvances) {
+  // Two launches of the epoch-parity kernel: one passes `call_index + 1`
+  // (a call-counter binding), the other an epoch the model cannot follow.
+  // For the second, the next call's epoch is still epoch + 1 (the Epoch
+  // role), not a free value: call k+1 writes the other half either way.
+  KB K("push");
+  K.param("bufs", ParamRole::PeerTable, 4)
+      .param("pads", ParamRole::SignalPadTable, 4)
+      .param("half", ParamRole::Scalar)
+      .param("epoch", ParamRole::Epoch)
+      .launch(1, 64)
+      .launch(1, 64);
+  K.K.Launches[0].Args.push_back({"epoch", Expr::opaque("ctx->call_index + 1"),
+                                  "", v("host:call_index") + c(1)});
+  K.K.Launches[1].Args.push_back({"epoch", Expr::opaque("e"), ""});
+  // `(epoch + 1) & 1`: not the plain parity, so the solver decides it.
+  ExprRef Off = Expr::binary(ExprOp::And, v("param:epoch") + c(1), c(1)) *
+                v("param:half");
+  unsigned P = K.beginLoop(c(0), W(), c(1), "p");
+  Address WA = addr("bufs", K.lv(P), tid());
+  WA.ByteOffset = Off;
+  K.store(40, WA);
+  K.endLoop();
+  K.barrier(42, v("param:epoch"));
+  Address RA = addr("bufs", rank(), tid());
+  RA.ByteOffset = Off;
+  K.load(47, RA);
+  K.K.Launches[0].ParamCond = K.K.Launches[1].ParamCond = Expr::unary(
+      ExprOp::LNot, Expr::binary(ExprOp::Lt, v("param:half"), c(256)));
+  ModuleModel M = K.module();
+  EXPECT_TRUE(bar004(runBar004(M)).empty()) << dump(runBar004(M));
+}
+
 TEST(Checkers, Bar004DeviceParityDecidedOnlyWhenHalvesAlternate) {
   // The halves are told apart without the solver only when both offsets
   // hold the parity of the call counter itself and one half size; other
