@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "Checks.h"
 #include "Engine.h"
+#include "Host.h"
 
 #include <algorithm>
 #include <functional>
@@ -143,7 +144,11 @@ public:
   /// that also launches this kernel (one host call sequence), writes the
   /// memory that wait \p Wt polls: a launch of each passes the same
   /// argument text for the two bases (docs/checkers.md, BAR-002, "Waits
-  /// signalled by another kernel"). Such a wait is not decided here.
+  /// signalled by another kernel"). Such a wait is not decided here. A
+  /// launch in the opposite arm of an `if` whose condition is the same on
+  /// every rank (exclusiveOnEveryRank(): `if (Vec) k<8><<<>>> else
+  /// k<1><<<>>>`) does not count: no rank runs it in a call that runs this
+  /// kernel.
   static bool signalledElsewhere(const Analysis &A, size_t Wt) {
     const std::string &Base = A.ev(Wt).Addr.Base;
     for (const LaunchSite &L : A.K.Launches) {
@@ -160,7 +165,9 @@ public:
                 return std::find(L.HostCallers.begin(), L.HostCallers.end(),
                                  H) != L.HostCallers.end();
               });
-          if (!SameHost)
+          const HostOp *Op = hostOpOf(A.M, A.K.Name, L);
+          const HostOp *Op2 = hostOpOf(A.M, K2.Name, L2);
+          if (!SameHost || (Op && Op2 && exclusiveOnEveryRank(*Op, *Op2)))
             continue;
           for (const Event &E : K2.Events)
             if (writesMemory(E.Kind) && argKey(K2, L2, E.Addr.Base) == Key)
@@ -612,22 +619,39 @@ public:
     }
   }
 
+  /// The loops enclosing event \p Outer also enclose event \p Inner, as
+  /// its outermost loops: an instance of Inner and the instance of Outer in
+  /// the same iterations of those loops share the loop variables
+  /// ("loop:N" of one agent) in the encoding.
+  static bool loopsEnclose(const Analysis &A, size_t Outer, size_t Inner) {
+    const std::vector<unsigned> &O = A.ev(Outer).Loops;
+    const std::vector<unsigned> &I = A.ev(Inner).Loops;
+    return O.size() <= I.size() && std::equal(O.begin(), O.end(), I.begin());
+  }
+
   /// How an instance of signal \p S is kept behind wait \p Wq on the
-  /// sender's side: the same thread runs Wq first (Wq outside loops), or an
-  /// unconditional block barrier outside loops lies between them, so that
-  /// every thread of the block passes it only after every waiting thread of
-  /// the block has left Wq. Barrier is the barrier's event index.
+  /// sender's side: the same thread runs Wq first, or an unconditional block
+  /// barrier lies between them, so that every thread of the block passes it
+  /// only after every waiting thread of the block has left Wq. Barrier is
+  /// the barrier's event index. Wq, and the barrier, must lie in loops that
+  /// also enclose S (none, or the same iteration of a loop around both): the
+  /// instance of Wq in S's iteration then precedes that instance of S (the
+  /// ring's `for (s) { wait(s); ...; post(s); }`), and the encodings of the
+  /// two share their loop variables. A Wq in a loop that S lies after (or in
+  /// a loop S is not in) is not used: the instance that precedes S would be
+  /// an existential over the loop variables, which the negation in
+  /// checkCycles() cannot express.
   struct Behind {
     bool SameThread = false;
     std::optional<size_t> Barrier;
   };
   static Behind behind(const Analysis &A, size_t Wq, size_t S) {
     Behind B;
-    if (Wq >= S)
+    if (Wq >= S || !loopsEnclose(A, Wq, S))
       return B;
-    B.SameThread = A.ev(Wq).Loops.empty();
+    B.SameThread = true;
     for (size_t I = Wq + 1; I < S && !B.Barrier; ++I)
-      if (A.isBlockBarrier(I) && A.ev(I).Guard.empty() && A.ev(I).Loops.empty())
+      if (A.isBlockBarrier(I) && A.ev(I).Guard.empty() && loopsEnclose(A, I, S))
         B.Barrier = I;
     return B;
   }
@@ -653,24 +677,38 @@ public:
     return Any;
   }
 
+  /// The call that checkCycles() proves a deadlock for: the first
+  /// (host:call_index = 0, every signal pad still zero) when launch \p L
+  /// binds parameters to the call counter (LaunchDims::HostBind), else any.
+  static z3::expr firstCall(Analysis &A, const LaunchDims &L) {
+    return L.HostBind.empty() ? A.Z.bool_val(true)
+                              : A.var("host:call_index", 0) == 0;
+  }
+
   /// Wait \p Wt may end on the value a zeroed flag holds before any
   /// signal (a compare-and-swap lock `polled == 0`, a reset wait), for
   /// world size \p Wn and launch \p L. A wait whose exit condition
-  /// involves a parameter (an epoch) is assumed to wait on the value the
-  /// flag holds when the kernel starts: a flag that already satisfies it
-  /// is a stale flag (SIG-002), not a deadlock. Unknown counts as "may".
+  /// involves a parameter that L binds to the call counter is evaluated in
+  /// the first call (firstCall(): `polled >= base + s` with base =
+  /// call_index * (W - 1) opens at s = 0). A wait whose exit condition
+  /// involves any other parameter (an epoch) is assumed to wait on the
+  /// value the flag holds when the kernel starts: a flag that already
+  /// satisfies it is a stale flag (SIG-002), not a deadlock. Unknown counts
+  /// as "may".
   static bool opensOnZero(Analysis &A, size_t Wt, unsigned Wn,
                           const LaunchDims &L) {
     const Event &W = A.ev(Wt);
     if (!W.ExitCond)
       return true;
-    if (anyVar(W.ExitCond,
-               [](const std::string &N) { return startsWith(N, "param:"); }))
+    if (anyVar(W.ExitCond, [&](const std::string &N) {
+          return startsWith(N, "param:") && !L.HostBind.count(N);
+        }))
       return false;
     z3::expr_vector From(A.Z), To(A.Z);
     From.push_back(A.var("polled", 1));
     To.push_back(A.Z.int_val(0));
-    Encoded Q = A.exec(Wt, 1) && A.toBool(W.ExitCond, 1).substitute(From, To);
+    Encoded Q = A.exec(Wt, 1) && A.toBool(W.ExitCond, 1).substitute(From, To) &&
+                Encoded(firstCall(A, L));
     Outcome R = A.solve(Q, {}, {Wn}, &L);
     return R.sat() || R.unknown() || R.Approx;
   }
@@ -698,6 +736,7 @@ public:
     std::sort(Ws.begin(), Ws.end());
     for (unsigned Wn : Ws)
       for (const LaunchDims &L : A.launches()) {
+        z3::expr First = firstCall(A, L);
         std::set<size_t> E;
         for (const auto &[Wt, Sigs] : SigsOf)
           if (!opensOnZero(A, Wt, Wn, L))
@@ -720,8 +759,8 @@ public:
             Encoded Exit =
                 W.ExitCond ? A.toBool(W.ExitCond, 1) : A.Z.bool_val(true);
             for (size_t S : SigsOf.at(Wt)) {
-              Encoded Q =
-                  A.exec(Wt, 1) && matches(A, S, 2, Wt, Exit) && !blocked(S);
+              Encoded Q = A.exec(Wt, 1) && matches(A, S, 2, Wt, Exit) &&
+                          !blocked(S) && Encoded(First);
               Outcome R = A.solve(Q, {}, {Wn}, &L);
               if (R.sat() || R.unknown() || R.Approx) {
                 E.erase(Wt);
@@ -761,7 +800,8 @@ public:
             }
             if (!By)
               continue;
-            Encoded Q = A.exec(Wt, 1) && matches(A, S, 2, Wt, Exit);
+            Encoded Q =
+                A.exec(Wt, 1) && matches(A, S, 2, Wt, Exit) && Encoded(First);
             Outcome R = A.solve(Q, A.agentWitness({1, 2}), {Wn}, &L);
             if (!R.sat() || R.Approx)
               continue;

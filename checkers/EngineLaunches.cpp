@@ -660,7 +660,8 @@ static bool isCallName(const std::string &N) {
 /// The parameters that launch \p L sets from the host's call counter or
 /// from globals that only setup writes (LaunchDims::HostBind): a
 /// non-constant argument whose host value is an expression over
-/// "host:call_index", "host:fixed:*" and constants that mentions one.
+/// "host:call_index", "host:fixed:*", the world size and constants that
+/// mentions one of the first two (`call_index * (W - 1)`).
 static std::map<std::string, ExprRef> hostBindingsOf(const KernelModel &K,
                                                      const LaunchSite &L) {
   std::map<std::string, ExprRef> B;
@@ -669,7 +670,10 @@ static std::map<std::string, ExprRef> hostBindingsOf(const KernelModel &K,
     if (!P || P->Role == ParamRole::Rank || P->Role == ParamRole::WorldSize ||
         constOf(A.Value) || !A.Host || !anyVar(A.Host, isCallName) ||
         anyVar(
-            A.Host, [](const std::string &N) { return !isCallName(N); },
+            A.Host,
+            [](const std::string &N) {
+              return !isCallName(N) && N != "world_size";
+            },
             /*OpaqueCounts=*/true))
       continue;
     B["param:" + P->Name] = A.Host;

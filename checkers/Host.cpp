@@ -29,6 +29,29 @@ bool exclusive(const HostOp &A, const HostOp &B) {
   return false;
 }
 
+bool exclusiveOnEveryRank(const HostOp &A, const HostOp &B) {
+  for (size_t I = 0; I < A.Guards.size(); ++I)
+    for (size_t J = 0; J < B.Guards.size(); ++J) {
+      const std::string &G = A.Guards[I], &H = B.Guards[J];
+      bool Opposite = G == "!(" + H + ")" || H == "!(" + G + ")";
+      if (Opposite && I < A.UniformGuards.size() && A.UniformGuards[I] &&
+          J < B.UniformGuards.size() && B.UniformGuards[J])
+        return true;
+    }
+  return false;
+}
+
+const HostOp *hostOpOf(const ModuleModel &M, const std::string &Kernel,
+                       const LaunchSite &L) {
+  for (const HostOp &Op : M.HostOps)
+    if (Op.Kind == HostOp::KernelCall && Op.Loc.Line == L.Loc.Line &&
+        Op.Loc.Col == L.Loc.Col &&
+        std::find(Op.Kernels.begin(), Op.Kernels.end(), Kernel) !=
+            Op.Kernels.end())
+      return &Op;
+  return nullptr;
+}
+
 bool runsWhenGuarded(const HostOp &Op) { return Op.Depth == Op.Guards.size(); }
 
 OpSync syncOf(const ModuleModel &M, const HostOp &Op) {

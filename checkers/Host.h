@@ -22,6 +22,14 @@ bool isSymmWrite(const ModuleModel &M, const HostOp &Op);
 /// (HostOp::Guards holds "c" for one and "!(c)" for the other): one rank never
 /// runs both in the same call.
 bool exclusive(const HostOp &A, const HostOp &B);
+/// True if \p A and \p B lie in opposite arms of one `if` whose condition
+/// has the same value on every rank (HostOp::UniformGuards): in one call
+/// either every rank runs A or every rank runs B, never a mix.
+bool exclusiveOnEveryRank(const HostOp &A, const HostOp &B);
+/// The kernel-call operation of the module's host sequence at launch site
+/// \p L of kernel \p Kernel (same source line and column), or null.
+const HostOp *hostOpOf(const ModuleModel &M, const std::string &Kernel,
+                       const LaunchSite &L);
 /// True if \p Op runs on every call on which its `if` guards hold: only
 /// tracked `if` arms (HostOp::Guards) enclose it, no loop or untracked block.
 bool runsWhenGuarded(const HostOp &Op);

@@ -82,10 +82,12 @@ public:
       walk(If->getCond(), Depth);
       std::string C = textOf(Ctx, If->getCond());
       Guards.push_back(C);
+      Uniform.push_back(!mayDifferAcrossRanks(If->getCond()));
       walk(If->getThen(), Depth + 1);
       Guards.back() = "!(" + C + ")";
       walk(If->getElse(), Depth + 1);
       Guards.pop_back();
+      Uniform.pop_back();
       return;
     }
     if (isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt, SwitchStmt>(S)) {
@@ -109,6 +111,66 @@ private:
   const FunctionDecl *Run; ///< pkb_candidate_run
   HostValues Values;       ///< its values
   std::vector<std::string> Guards;
+  std::vector<bool> Uniform; ///< parallel to Guards: HostOp::UniformGuards
+
+  /// True when \p S may have a different value on different ranks: it
+  /// reads a member named like the rank (isRankName()), a global that is
+  /// not a constant, a local that is written after its initializer (or has
+  /// none), a field of a local struct that is not set once
+  /// (fixedFieldValue()), or calls a function without a body in the unit.
+  /// Parameters count as equal (those of pkb_candidate_run are the context
+  /// and the tensors; a helper's are checked at the call), and so do
+  /// addresses: data pointers and symmetric buffers differ between ranks
+  /// but every rank allocates the same shapes, so the alignment tests that
+  /// host code makes of them agree. Calls are followed into their bodies.
+  bool mayDifferAcrossRanks(const Stmt *S, unsigned Depth = 0) {
+    if (!S)
+      return false;
+    if (Depth > 8)
+      return true;
+    if (const auto *ME = dyn_cast<MemberExpr>(S)) {
+      const ValueDecl *D = ME->getMemberDecl();
+      if (D->getIdentifier() && isRankName(D->getName()))
+        return true;
+      const auto *DR =
+          dyn_cast<DeclRefExpr>(ME->getBase()->IgnoreParenImpCasts());
+      const auto *V =
+          DR && !ME->isArrow() ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+      if (V && V->hasLocalStorage() && !isa<ParmVarDecl>(V) &&
+          V->getType()->isRecordType()) {
+        const clang::Expr *X =
+            fixedFieldValue(Ctx, dyn_cast<FunctionDecl>(V->getDeclContext()), V,
+                            dyn_cast<FieldDecl>(D), ME->getBeginLoc());
+        return !X || mayDifferAcrossRanks(X, Depth + 1);
+      }
+      return mayDifferAcrossRanks(ME->getBase(), Depth + 1);
+    }
+    if (const auto *DR = dyn_cast<DeclRefExpr>(S)) {
+      const auto *V = dyn_cast<VarDecl>(DR->getDecl());
+      if (!V || isa<ParmVarDecl>(V))
+        return false; // functions, enumerators, parameters
+      if (V->hasLocalStorage()) {
+        const auto *FD = dyn_cast<FunctionDecl>(V->getDeclContext());
+        if (!FD || !FD->hasBody() || !V->getInit() ||
+            V->getType()->isRecordType() || writesLocal(V, FD->getBody()))
+          return true;
+        return mayDifferAcrossRanks(V->getInit(), Depth + 1);
+      }
+      return !(V->getType().isConstQualified() && V->getInit()) ||
+             mayDifferAcrossRanks(V->getInit(), Depth + 1);
+    }
+    if (const auto *CE = dyn_cast<CallExpr>(S)) {
+      const FunctionDecl *Def = nullptr;
+      const FunctionDecl *Callee = CE->getDirectCallee();
+      if (!Callee || !Callee->hasBody(Def) || !Def ||
+          mayDifferAcrossRanks(Def->getBody(), Depth + 1))
+        return true;
+    }
+    for (const Stmt *C : S->children())
+      if (mayDifferAcrossRanks(C, Depth))
+        return true;
+    return false;
+  }
 
   HostOp make(HostOp::OpKind K, std::string Callee, const clang::Expr *At,
               unsigned Depth) {
@@ -118,6 +180,7 @@ private:
     Op.Loc = Map.map(At->getBeginLoc());
     Op.Depth = Depth;
     Op.Guards = Guards;
+    Op.UniformGuards = Uniform;
     return Op;
   }
 

@@ -181,6 +181,8 @@ json toJson(const HostOp &H) {
     J["kernels"] = H.Kernels;
   if (!H.Guards.empty())
     J["guards"] = H.Guards;
+  if (!H.UniformGuards.empty())
+    J["uniform_guards"] = H.UniformGuards;
   if (!H.ArgBuffers.empty())
     J["arg_buffers"] = H.ArgBuffers;
   if (H.SourceTensor >= 0)

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "CheckerTestUtil.h"
 
+#include <functional>
+
 using namespace pkb;
 using namespace pkb::cktest;
 
@@ -199,6 +201,66 @@ TEST(Checkers, Bar002CounterBehindAcrossCalls) {
   EXPECT_TRUE(F2.empty()) << dump(F2);
 }
 
+/// A ring in one kernel: for s in [0, W - 1), thread 0 waits on its own
+/// pad, then (after a block barrier) posts epoch + s + 1 to the next rank.
+/// \p Wait is the wait's target (over loop variable \p S), \p FromStep1
+/// guards the wait with s > 0. \p Host, when set, is the launch's host
+/// value of the epoch (LaunchSite::Arg::Host).
+static ModuleModel ring(const std::function<ExprRef(ExprRef)> &Wait,
+                        bool FromStep1, ExprRef Host = nullptr) {
+  KB K("ring");
+  K.stdParams().launch(1, 32);
+  if (Host) {
+    LaunchSite &L = K.K.Launches.back();
+    L.Args = {{"epoch", Expr::opaque("base"), "", Host}};
+    L.Loc = {"test.cu", 90, 3};
+  }
+  unsigned S = K.beginLoop(c(0), W() - c(1), c(1), "s");
+  K.when(eq(tid(), c(0)));
+  if (FromStep1)
+    K.when(lt(c(0), K.lv(S)));
+  K.spin(70, addr("pads", rank(), c(0)), Wait(K.lv(S)));
+  if (FromStep1)
+    K.end();
+  K.end();
+  K.sync(71);
+  K.when(eq(tid(), c(0)));
+  K.mem(EventKind::Store, 72, addr("pads", (rank() + c(1)) % W(), c(0)), 4,
+        MemOrder::Release, Scope::System, v("param:epoch") + K.lv(S) + c(1));
+  K.end();
+  K.endLoop();
+  return K.module();
+}
+
+TEST(Checkers, Bar002CycleThroughTheSameIterationOfALoop) {
+  // Step s waits for the value that its own post of step s produces: the
+  // post of every instance sits behind that instance's wait on the sender.
+  auto Own = [](ExprRef S) { return v("param:epoch") + S + c(1); };
+  auto F = runAll(ring(Own, false));
+  EXPECT_EQ(keys(F), (std::set<Key>{{70, "BAR-002"}})) << dump(F);
+  const Finding *X = find(F, "BAR-002");
+  ASSERT_TRUE(X);
+  EXPECT_EQ(X->Sev, Severity::Error);
+  EXPECT_NE(X->Message.find("sends at line 72"), std::string::npos)
+      << X->Message;
+  // Step s > 0 waits for the predecessor's post of step s - 1, which
+  // step 0 makes without waiting: every wait ends.
+  auto Prev = [](ExprRef S) { return v("param:epoch") + S; };
+  auto FG = runAll(ring(Prev, true));
+  EXPECT_TRUE(FG.empty()) << dump(FG);
+  // Unguarded, the wait of step 0 for `epoch + 0` is assumed not to hold
+  // on the value the pad has when the kernel starts (an epoch of unknown
+  // origin), which makes it a cycle; with the epoch bound to
+  // call_index * (W - 1) it holds in the first call, on a zeroed pad.
+  auto FU = runAll(ring(Prev, false));
+  EXPECT_EQ(keys(FU), (std::set<Key>{{70, "BAR-002"}})) << dump(FU);
+  auto FB = runAll(ring(Prev, false, v("host:call_index") * (W() - c(1))));
+  EXPECT_TRUE(FB.empty()) << dump(FB);
+  // The same binding does not hide the real cycle.
+  auto FR = runAll(ring(Own, false, v("host:call_index") * (W() - c(1))));
+  EXPECT_EQ(keys(FR), (std::set<Key>{{70, "BAR-002"}})) << dump(FR);
+}
+
 /// Root kernel of a pull broadcast: thread p (0 < p < W) signals
 /// pads[p][0] and waits for pads[0][8 + p]; launched at line 90 of host
 /// function `broadcast` under rank == 0, with `ctx->pads` for `pads`.
@@ -254,6 +316,34 @@ TEST(Checkers, Bar002WaitSignalledByAnotherKernel) {
   EXPECT_EQ(keys(FA), (std::set<Key>{{51, "BAR-002"}})) << dump(FA);
   auto FH = With("reset", "ctx->pads");
   EXPECT_EQ(keys(FH), (std::set<Key>{{51, "BAR-002"}})) << dump(FH);
+  // A launch in the other arm of an `if` whose condition is the same on
+  // every rank (`if (Vec) k<8><<<>>> else k<1><<<>>>`) never runs in a
+  // call that runs this kernel: it does not count. Under a condition that
+  // may differ between ranks it does.
+  auto Arms = [](bool Uniform) {
+    ModuleModel M = rootPublish().module();
+    M.Kernels.push_back(peerDone("broadcast", "ctx->pads"));
+    unsigned Line = 90;
+    for (KernelModel &K : M.Kernels) {
+      K.Launches.back().Loc = {"test.cu", Line, 3};
+      HostOp Op;
+      Op.Kind = HostOp::KernelCall;
+      Op.Callee = K.Name;
+      Op.Kernels = {K.Name};
+      Op.Loc = {"test.cu", Line, 3};
+      Op.Depth = 1;
+      Op.Guards = {Line == 90 ? "Vec" : "!(Vec)"};
+      Op.UniformGuards = {Uniform};
+      M.HostOps.push_back(Op);
+      Line += 2;
+    }
+    enrich(M);
+    return runAll(M);
+  };
+  auto FU = Arms(true);
+  EXPECT_EQ(keys(FU), (std::set<Key>{{51, "BAR-002"}})) << dump(FU);
+  auto FR = Arms(false);
+  EXPECT_TRUE(FR.empty()) << dump(FR);
 }
 
 } // namespace

@@ -596,6 +596,52 @@ extern "C" int pkb_candidate_run(pkb_context *Ctx, const pkb_tensor *In,
   EXPECT_FALSE(L.Args[2].Host);
 }
 
+TEST(FrontendLaunches, HostGuardsThatAreTheSameOnEveryRank) {
+  // Vec reads only sizes, a struct field set once and an alignment test of
+  // a data pointer: the same on every rank. Root reads the rank through a
+  // local; Odd through a field of a struct copied from the context; Env a
+  // global that the run itself writes.
+  FrontendResult R = build(R"(
+struct pkb_tensor { void *data; long shape[4]; int ndim; };
+struct pkb_context { int rank; int world_size; unsigned long call_index; };
+struct Args { long n; int me; };
+int gMode;
+__global__ void k8(float *y) { y[0] = 8; }
+__global__ void k1(float *y) { y[0] = 1; }
+static bool aligned16(const void *P) {
+  return (reinterpret_cast<unsigned long>(P) & 15u) == 0;
+}
+extern "C" int pkb_candidate_run(pkb_context *Ctx, const pkb_tensor *In,
+                                 int NumIn, pkb_tensor *Out, int NumOut) {
+  float *Y = (float *)Out[0].data;
+  Args A;
+  A.n = In[0].shape[0];
+  A.me = Ctx->rank;
+  const bool Vec = A.n % 8 == 0 && aligned16(In[0].data);
+  if (Vec) k8<<<1, 1>>>(Y); else k1<<<1, 1>>>(Y);
+  const bool Root = Ctx->rank == 0;
+  if (Root) k8<<<1, 1>>>(Y);
+  if (A.me & 1) k1<<<1, 1>>>(Y);
+  gMode = NumIn;
+  if (gMode) k1<<<1, 1>>>(Y);
+  return 0;
+}
+)");
+  ASSERT_TRUE(R.Parsed);
+  std::vector<std::pair<std::string, bool>> Got;
+  for (const HostOp &Op : R.Module.HostOps) {
+    ASSERT_EQ(Op.Guards.size(), Op.UniformGuards.size());
+    for (size_t I = 0; I < Op.Guards.size(); ++I)
+      Got.emplace_back(Op.Guards[I], Op.UniformGuards[I]);
+  }
+  std::vector<std::pair<std::string, bool>> Want = {{"Vec", true},
+                                                    {"!(Vec)", true},
+                                                    {"Root", false},
+                                                    {"A.me & 1", false},
+                                                    {"gMode", false}};
+  EXPECT_EQ(Got, Want);
+}
+
 // The guards inside lambdas: one in a host function, one at namespace
 // scope (outside any named function; its guard is still found).
 TEST(FrontendLaunches, HostGuardsInsideLambdas) {

@@ -484,6 +484,12 @@ struct HostOp {
   /// source text, an `else` arm as "!(" + text + ")"; two operations whose
   /// guards hold "c" and "!(c)" never run in the same call of one rank.
   std::vector<std::string> Guards;
+  /// C++ host code only, parallel to Guards: the condition has the same
+  /// value on every rank (it reads no rank, also not through locals, struct
+  /// fields or helpers of the unit; addresses count as equal, see
+  /// docs/frontend.md). Two launches under "c" and "!(c)" with c uniform
+  /// never run in the same call on any two ranks.
+  std::vector<bool> UniformGuards;
   /// C++ host code only: per kernel argument, the symmetric buffer it
   /// designates ("symm[0]", "symm[@call:<text>]" when the index depends on
   /// ctx->call_index, "signal_pad"), else empty. For a SymmWrite the
