@@ -413,6 +413,12 @@ public:
   /// for a launch without that binding), and each other call-counter
   /// parameter (role Epoch) is one larger.
   Encoded nextCall(const Encoded &E);
+  /// True if launch \p L sets parameter variable \p Var ("param:Name")
+  /// from the call counter in a way the model does not express
+  /// (LaunchSite::Arg::CallDependent): nextCall()'s "@next" variable of it
+  /// stays free, and a finding that needs a value of it is a Warning
+  /// (unboundCondition()).
+  static bool callDependent(const LaunchDims &L, const std::string &Var);
   /// True if the kernel has launch sites and every configuration of
   /// launches() binds the parameter variable \p Var ("param:Epoch") to a
   /// constant or to a host value that does not involve the call counter (a
@@ -597,10 +603,12 @@ private:
   /// launch and one block does not show the finding; as
   /// "param:Slot = 65528"; empty when \p FC also holds with every unbound
   /// parameter in [0, W), or when none occurs (docs/checkers.md, "Unbound
-  /// parameters").
+  /// parameters"). The next call's value of a callDependent() parameter
+  /// that \p Core (FC without the parameters' sign constraints) mentions is
+  /// always listed ("... = 0 in the next call").
   std::string unboundCondition(const z3::expr &F, const z3::expr &FC,
-                               const LaunchDims &L, unsigned W,
-                               const z3::model &Mo);
+                               const z3::expr &Core, const LaunchDims &L,
+                               unsigned W, const z3::model &Mo);
   struct CacheEntry {
     z3::expr F;
     z3::check_result C;

@@ -689,7 +689,9 @@ const std::vector<LaunchDims> &Analysis::launches() {
   // distinct (dimensions, bindings); a site whose dimensions do not fold
   // keeps its bindings with the representative dimensions, used only when
   // no site has constant dimensions.
-  std::vector<const LaunchSite *> Unsized;
+  // Sites with a dimension that does not fold, with the dimensions that do
+  // (0 where not).
+  std::vector<std::pair<const LaunchSite *, LaunchDims>> Unsized;
   auto Same = [](const LaunchDims &A, const LaunchDims &B) {
     auto Text = [](const ExprRef &E) { return E ? E->str() : std::string(); };
     auto HostText = [&](const LaunchDims &D) {
@@ -728,7 +730,7 @@ const std::vector<LaunchDims> &Analysis::launches() {
         z3::expr X = tr(*Es[I], 0, Approx).simplify();
         if (!X.is_numeral() || !X.is_numeral_i64(V) || V < 1) {
           Ok = false;
-          break;
+          V = 0;
         }
       }
       (I < 3 ? D.B[I] : D.G[I - 3]) = V;
@@ -736,7 +738,7 @@ const std::vector<LaunchDims> &Analysis::launches() {
     if (Ok && D.B[0] * D.B[1] * D.B[2] <= 1024)
       Add(D);
     else if (!Ok)
-      Unsized.push_back(&L);
+      Unsized.push_back({&L, D});
   }
   if (Launches.empty()) {
     // Representative configurations (docs/checkers.md, "Assumptions").
@@ -748,10 +750,23 @@ const std::vector<LaunchDims> &Analysis::launches() {
     if (Unsized.empty()) {
       Launches = {A, B};
     } else {
-      for (const LaunchSite *L : Unsized)
+      // A site keeps the dimensions that fold (`<<<Blocks, 512>>>`: 512
+      // threads, the representative grids); a block of more than 1024
+      // threads falls back to the representative block.
+      for (const auto &[L, Folded] : Unsized)
         for (LaunchDims D : {A, B}) {
-          D.Bind = bindingsOf(K, *L);
-          D.HostBind = hostBindingsOf(K, *L);
+          LaunchDims Keep = D;
+          for (int I = 0; I < 3; ++I) {
+            if (Folded.B[I])
+              Keep.B[I] = Folded.B[I];
+            if (Folded.G[I])
+              Keep.G[I] = Folded.G[I];
+          }
+          if (Keep.B[0] * Keep.B[1] * Keep.B[2] <= 1024)
+            std::copy(Keep.B, Keep.B + 3, D.B);
+          std::copy(Keep.G, Keep.G + 3, D.G);
+          D.Bind = Folded.Bind;
+          D.HostBind = Folded.HostBind;
           D.ParamCond = L->ParamCond;
           D.Site = L;
           D.Guard = L->Guard;
@@ -929,7 +944,9 @@ z3::expr Analysis::withLaunchFacts(const z3::expr &F, const LaunchDims &L) {
     }
   }
   for (const std::string &Name : NextParams) {
-    if (L.HostBind.count(Name))
+    // A parameter the launch sets from the call counter in a way the model
+    // does not express: its next-call value stays a free variable.
+    if (L.HostBind.count(Name) || callDependent(L, Name))
       continue;
     const Param *P = K.findParam(Name.substr(6));
     From.push_back(var(Name + "@next", 0));
@@ -951,13 +968,22 @@ z3::expr Analysis::withLaunchFacts(const z3::expr &F, const LaunchDims &L) {
   return R && C >= 0 && C <= Z.int_val(MaxCallIndex);
 }
 
+bool Analysis::callDependent(const LaunchDims &L, const std::string &Var) {
+  if (!L.Site || !startsWith(Var, "param:"))
+    return false;
+  return std::any_of(L.Site->Args.begin(), L.Site->Args.end(),
+                     [&](const LaunchSite::Arg &A) {
+                       return A.CallDependent && "param:" + A.Param == Var;
+                     });
+}
+
 Encoded Analysis::nextCall(const Encoded &E) {
   z3::expr_vector From(Z), To(Z);
   const std::vector<LaunchDims> &Ls = launches();
   for (const Param &P : K.Params) {
     std::string N = "param:" + P.Name;
     bool Host = std::any_of(Ls.begin(), Ls.end(), [&](const LaunchDims &L) {
-      return L.HostBind.count(N) != 0;
+      return L.HostBind.count(N) != 0 || callDependent(L, N);
     });
     if (Host) {
       NextParams.insert(N);

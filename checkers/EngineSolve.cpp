@@ -985,17 +985,34 @@ z3::check_result Analysis::decide(const z3::expr &FC, unsigned W,
 }
 
 std::string Analysis::unboundCondition(const z3::expr &F, const z3::expr &FC,
+                                       const z3::expr &Core,
                                        const LaunchDims &L, unsigned W,
                                        const z3::model &Mo) {
   // Scalar parameters of the satisfying formula that the launch leaves
   // unbound (counts, epochs, ranks and pointers excluded: their values are
   // fixed by the roles, the call counter or the layout).
-  std::set<unsigned> Seen;
-  std::set<std::string> Names;
+  std::set<unsigned> Seen, CoreSeen;
+  std::set<std::string> Names, CoreNames;
   collectConsts(FC, Seen, Names);
+  collectConsts(Core, CoreSeen, CoreNames);
   z3::expr Small = Z.bool_val(true);
-  std::string Cond;
+  std::string Cond, NextCond;
   for (const std::string &N : Names) {
+    // The next call's value of a parameter that changes with the call
+    // counter in a way the model does not express: the finding needs the
+    // value the model picked, never an Error.
+    if (N.size() > 5 && N.compare(N.size() - 5, 5, "@next") == 0 &&
+        callDependent(L, N.substr(0, N.size() - 5))) {
+      if (!CoreNames.count(N))
+        continue;
+      z3::expr Val = Mo.eval(Vars.at(N), true);
+      int64_t X = 0;
+      NextCond +=
+          (NextCond.empty() ? "" : ", ") + N.substr(0, N.size() - 5) + " = " +
+          (Val.is_numeral_i64(X) ? std::to_string(X) : Val.to_string()) +
+          " in the next call";
+      continue;
+    }
     // Bound by the launch, or constrained by its host code's own checks
     // (LaunchDims::ParamCond: the host states the values it admits).
     if (!startsWith(N, "param:") || L.Bind.count(N) || L.HostBind.count(N) ||
@@ -1035,6 +1052,8 @@ std::string Analysis::unboundCondition(const z3::expr &F, const z3::expr &FC,
       Cond += (Cond.empty() ? "" : ", ") + std::string("gridDim.x = ") +
               std::to_string(L.G[0]);
   }
+  if (!NextCond.empty())
+    Cond += (Cond.empty() ? "" : ", ") + NextCond;
   return Cond;
 }
 
@@ -1100,7 +1119,8 @@ Outcome Analysis::solve(const Encoded &Fe, const WitnessSpec &Wit,
       std::clock_t Cpu1 = std::clock();
       uint64_t Spent1 = Spent;
       unsigned Hits = CacheHits;
-      z3::expr FC = concretize(F, W, L) && Params;
+      z3::expr Core = concretize(F, W, L);
+      z3::expr FC = Core && Params;
       std::optional<z3::model> Mo;
       std::string Why;
       z3::check_result C = decide(FC, W, Mo, Why);
@@ -1129,7 +1149,7 @@ Outcome Analysis::solve(const Encoded &Fe, const WitnessSpec &Wit,
         R.Witness["bdim"] = std::to_string(L.B[0]);
         R.Witness["gdim"] = std::to_string(L.G[0]);
         R.Site = L.Site;
-        R.Unbound = unboundCondition(F && Params, FC, L, W, *Mo);
+        R.Unbound = unboundCondition(F && Params, FC, Core, L, W, *Mo);
         return R;
       }
       if (C == z3::unknown) {

@@ -714,6 +714,25 @@ void Builder::asmStmt(const GCCAsmStmt *A) {
       E.Addr.Space = I.Space;
     if (const Val *V = Operand(I.ValueOperand))
       E.Value = V->E;
+    if (I.Barrier == BarrierKind::Named) {
+      // bar{.cta}.sync/arrive a{, b}; bar{.cta}.red.op d, a{, b}, {!}c
+      size_t IdIdx = llvm::StringRef(I.Mnemonic).ends_with(".red") ? 1 : 0;
+      auto OperandValue = [&](size_t OI) -> ExprRef {
+        if (OI >= I.Operands.size())
+          return nullptr;
+        llvm::StringRef T = llvm::StringRef(I.Operands[OI]).trim();
+        unsigned long long N = 0;
+        if (!T.getAsInteger(0, N))
+          return Expr::constant(static_cast<int64_t>(N));
+        if (T.consume_front("%") && !T.getAsInteger(10, N))
+          if (const Val *V = Operand(static_cast<int>(N)); V && V->E && !V->P)
+            return V->E->Op == ExprOp::Opaque ? nullptr : V->E;
+        return nullptr;
+      };
+      E.BarrierId = OperandValue(IdIdx);
+      if (I.Operands.size() >= IdIdx + 2 + (IdIdx ? 1 : 0))
+        E.BarrierThreads = OperandValue(IdIdx + 1);
+    }
     int Idx = static_cast<int>(K.Events.size()) - 1;
     if ((Kind == EventKind::Load || Kind == EventKind::Atomic) &&
         I.DestOperand >= 0 && static_cast<unsigned>(I.DestOperand) < NOut) {

@@ -176,6 +176,12 @@ public:
   /// The initializer of a local of the function (not a parameter) that the
   /// function never writes after it; null otherwise.
   const clang::Expr *constLocalInit(const clang::DeclRefExpr *DR) const;
+  /// True when \p E reads the call counter `ctx->call_index`: directly or
+  /// through locals never written after their initialization, fields of
+  /// local structs set once and helpers of the unit. For an argument whose
+  /// value() is null this says it may change from one call to the next
+  /// (`(call_index & 1) ? Half : 0` with an unknown Half).
+  bool readsCallIndex(const clang::Stmt *E, unsigned Depth = 0) const;
 
 private:
   static constexpr unsigned MaxDepth = 8;

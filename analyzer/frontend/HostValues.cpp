@@ -613,6 +613,38 @@ ExprRef HostValues::value(const clang::Expr *E, unsigned Depth) {
   return R ? Expr::binary(*Op, L, R) : nullptr;
 }
 
+bool HostValues::readsCallIndex(const Stmt *S, unsigned Depth) const {
+  if (!S || Depth > MaxDepth)
+    return false;
+  if (const auto *M = dyn_cast<MemberExpr>(S)) {
+    const ValueDecl *D = M->getMemberDecl();
+    if (D->getIdentifier() && D->getName() == "call_index")
+      return true;
+    const auto *DR = dyn_cast<DeclRefExpr>(M->getBase()->IgnoreParenImpCasts());
+    if (const auto *V =
+            DR && !M->isArrow() ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr)
+      if (const clang::Expr *X =
+              fixedFieldValue(Ctx, dyn_cast<FunctionDecl>(V->getDeclContext()),
+                              V, dyn_cast<FieldDecl>(D), M->getBeginLoc()))
+        return readsCallIndex(X, Depth + 1);
+  }
+  if (const auto *DR = dyn_cast<DeclRefExpr>(S))
+    if (const auto *V = dyn_cast<VarDecl>(DR->getDecl());
+        V && V->hasLocalStorage() && !isa<ParmVarDecl>(V) && V->getInit())
+      return readsCallIndex(V->getInit(), Depth + 1);
+  if (const auto *CE = dyn_cast<CallExpr>(S)) {
+    const FunctionDecl *Def = nullptr;
+    if (const FunctionDecl *Callee = CE->getDirectCallee();
+        Callee && Callee->hasBody(Def) && Def &&
+        readsCallIndex(Def->getBody(), Depth + 1))
+      return true;
+  }
+  for (const Stmt *C : S->children())
+    if (readsCallIndex(C, Depth))
+      return true;
+  return false;
+}
+
 /// \p E as a condition (non-zero: true) over the names of value().
 ExprRef HostValues::cond(const clang::Expr *E) {
   ExprRef V = value(E, 0);

@@ -214,8 +214,10 @@ public:
   void candidateArg(LaunchSite::Arg &A, const clang::Expr *E) {
     HostValues HV(Ctx, CurrentFD);
     if (E->getType()->isIntegralOrEnumerationType()) {
-      if (!A.Value || A.Value->Op != ExprOp::Const)
+      if (!A.Value || A.Value->Op != ExprOp::Const) {
         A.Host = HV.value(E);
+        A.CallDependent = !A.Host && HV.readsCallIndex(E);
+      }
       return;
     }
     std::optional<unsigned> K = HV.tensorData(E, HV.tensors(3));

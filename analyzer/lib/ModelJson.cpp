@@ -53,6 +53,10 @@ json toJson(const Event &E) {
     J["value"] = toJson(E.Value);
   if (E.Kind == EventKind::Barrier)
     J["barrier"] = toString(E.Barrier);
+  if (E.BarrierId)
+    J["barrier_id"] = toJson(E.BarrierId);
+  if (E.BarrierThreads)
+    J["barrier_threads"] = toJson(E.BarrierThreads);
   if (E.ExitCond)
     J["exit_cond"] = toJson(E.ExitCond);
   if (!E.CompareOp.empty())
@@ -141,6 +145,8 @@ json toJson(const KernelModel &K) {
         json AJ{{"param", A.Param}, {"value", toJson(A.Value)}};
         if (A.Host)
           AJ["host"] = toJson(A.Host);
+        if (A.CallDependent)
+          AJ["call_dependent"] = true;
         if (A.OutTensor >= 0)
           AJ["out_tensor"] = A.OutTensor;
         Args.push_back(std::move(AJ));

@@ -93,6 +93,29 @@ TEST(Checkers, Bar001SkippedByLiveThreadAfterEarlyReturn) {
   EXPECT_LT(T2, 128);
 }
 
+TEST(Checkers, Bar001NamedBarrierOfAWarpGroup) {
+  // A 512-thread block: the producer half (threads < 256) syncs on named
+  // barrier 1 for 256 threads, the consumers never reach it. Resolved
+  // operands (Event::BarrierId / BarrierThreads, through a helper's
+  // `bar.sync %0, %1`) make it a barrier of 256 threads: no finding. With
+  // a thread count of blockDim.x it waits for every thread: divergent.
+  auto Run = [](ExprRef Threads) {
+    KB K("warp_groups");
+    K.stdParams().launch(4, 512);
+    K.when(lt(tid(), c(256)));
+    Event &B = K.sync(11, BarrierKind::Named);
+    B.Text = "bar.sync %0, %1;";
+    B.BarrierId = c(1);
+    B.BarrierThreads = Threads;
+    K.end();
+    return runAll(K.module());
+  };
+  auto FG = Run(c(256));
+  EXPECT_TRUE(FG.empty()) << dump(FG);
+  auto F = Run(v("bdim.x"));
+  EXPECT_EQ(keys(F), (std::set<Key>{{11, "BAR-001"}})) << dump(F);
+}
+
 /// Warp 0 syncs on named barrier 1, the other threads arrive on barrier
 /// \p ArriveId (PTX ISA "bar, barrier"), both with count operand %0.
 KB namedSplit(const char *ArriveId) {

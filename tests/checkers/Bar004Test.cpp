@@ -245,6 +245,51 @@ TEST(Checkers, Bar004EpochOfALaunchWithoutTheHostBindingStillAdvances) {
   EXPECT_TRUE(bar004(runBar004(M)).empty()) << dump(runBar004(M));
 }
 
+TEST(Checkers, Bar004HalfOffsetThatChangesWithTheCallIsNeverAnError) {
+  // Every thread writes the peers' buffers at `half + tid` and, after the
+  // barrier, reads its own there; no exit barrier. With `half` the same in
+  // every call, call k+1 overwrites what call k's readers read: an Error.
+  // When the host sets it from the call counter in a way the model cannot
+  // express (`(call_index & 1) ? Half : 0` with an unknown Half:
+  // LaunchSite::Arg::CallDependent), the next call's half is unknown: the
+  // finding needs it to repeat, a Warning that says so.
+  auto Run = [](bool CallDependent) {
+    KB K("halves");
+    K.param("bufs", ParamRole::PeerTable, 4)
+        .param("pads", ParamRole::SignalPadTable, 4)
+        .param("half", ParamRole::Scalar)
+        .param("epoch", ParamRole::Epoch)
+        .launch(1, 64);
+    LaunchSite::Arg A{"half", Expr::opaque("L.HalfOff"), ""};
+    A.CallDependent = CallDependent;
+    K.K.Launches[0].Args.push_back(A);
+    K.K.Launches[0].Args.push_back({"epoch",
+                                    Expr::opaque("ctx->call_index + 1"), "",
+                                    v("host:call_index") + c(1)});
+    unsigned P = K.beginLoop(c(0), W(), c(1), "p");
+    K.store(40, addr("bufs", K.lv(P), v("param:half") + tid()));
+    K.endLoop();
+    K.barrier(42, v("param:epoch"));
+    K.load(47, addr("bufs", rank(), v("param:half") + tid()));
+    std::vector<Finding> R;
+    for (Finding &F : runBar004(K.module()))
+      if (F.CheckId == "BAR-004")
+        R.push_back(std::move(F));
+    return R;
+  };
+  auto Fixed = Run(false);
+  ASSERT_FALSE(Fixed.empty());
+  EXPECT_EQ(Fixed.front().Sev, Severity::Error) << Fixed.front().Message;
+  auto Changing = Run(true);
+  ASSERT_FALSE(Changing.empty());
+  for (const Finding &F : Changing) {
+    EXPECT_EQ(F.Sev, Severity::Warning) << F.Message;
+    EXPECT_NE(F.Message.find("param:half = "), std::string::npos) << F.Message;
+    EXPECT_NE(F.Message.find("in the next call"), std::string::npos)
+        << F.Message;
+  }
+}
+
 TEST(Checkers, Bar004DeviceParityDecidedOnlyWhenHalvesAlternate) {
   // The halves are told apart without the solver only when both offsets
   // hold the parity of the call counter itself and one half size; other

@@ -30,14 +30,43 @@ TEST(EngineLaunches, RepresentativeSetWithoutConstantSite) {
   LaunchSite L;
   L.Kernel = K.K.Name;
   L.GridX = v("param:n");
-  L.BlockX = c(256);
+  L.BlockX = v("param:m");
   K.K.Launches.push_back(L);
   Fixture F(K);
   const auto &Ls = F->launches();
   ASSERT_EQ(Ls.size(), 2u);
   EXPECT_FALSE(Ls[0].FromSite);
   EXPECT_EQ(Ls[0].B[0], 256);
+  EXPECT_EQ(Ls[0].G[0], 4);
   EXPECT_EQ(Ls[1].B[0], 128);
+  EXPECT_EQ(Ls[1].G[0], 3);
+}
+
+TEST(EngineLaunches, UnsizedSiteKeepsTheDimensionsThatFold) {
+  // `<<<Blocks, 512>>>`: the block size folds, the grid does not. Both
+  // representative launches keep the 512 threads (threads 256..511 run
+  // the second warp group of a warp-specialized kernel); only the grid
+  // is representative. A block of more than 1024 threads is not kept.
+  auto Launches = [](ExprRef Block) {
+    KB K;
+    LaunchSite L;
+    L.Kernel = K.K.Name;
+    L.GridX = v("param:n");
+    L.BlockX = Block;
+    K.K.Launches.push_back(L);
+    Fixture F(K);
+    return F->launches();
+  };
+  auto Ls = Launches(c(512));
+  ASSERT_EQ(Ls.size(), 2u);
+  EXPECT_EQ(Ls[0].B[0], 512);
+  EXPECT_EQ(Ls[0].G[0], 4);
+  EXPECT_EQ(Ls[1].B[0], 512);
+  EXPECT_EQ(Ls[1].G[0], 3);
+  auto Big = Launches(c(2048));
+  ASSERT_EQ(Big.size(), 2u);
+  EXPECT_EQ(Big[0].B[0], 256);
+  EXPECT_EQ(Big[1].B[0], 128);
 }
 
 TEST(EngineLaunches, Concretize) {

@@ -306,6 +306,35 @@ __global__ void k(uint32_t** pads, float* mc, int rank, int world_size) {
   EXPECT_EQ(role(K, "mc"), ParamRole::Multicast);
 }
 
+TEST(FrontendEvents, NamedBarrierOperandsThroughAHelper) {
+  // `bar.sync %0, %1` inside a helper: the id and thread count are the
+  // values of the asm operands at each call; literals are read directly.
+  FrontendResult R = build(R"(
+__device__ __forceinline__ void namedBarrier(int Id, int Count) {
+  asm volatile("bar.sync %0, %1;" ::"r"(Id), "r"(Count) : "memory");
+}
+__global__ void k(float *y, int n) {
+  if (threadIdx.x < 256)
+    namedBarrier(1, 256);
+  else
+    namedBarrier(2, blockDim.x - 256);
+  asm volatile("barrier.cta.sync 3, 64;" ::: "memory");
+  asm volatile("bar.sync 4, %0;" ::"r"(n * n) : "memory");
+  y[threadIdx.x] = 0;
+}
+)");
+  const KernelModel &K = kernel(R, "k");
+  std::vector<std::string> Got;
+  for (const Event &E : K.Events)
+    if (E.Kind == EventKind::Barrier) {
+      ASSERT_EQ(E.Barrier, BarrierKind::Named) << E.Text;
+      Got.push_back((E.BarrierId ? E.BarrierId->str() : "?") + "/" +
+                    (E.BarrierThreads ? E.BarrierThreads->str() : "?"));
+    }
+  EXPECT_EQ(Got, (std::vector<std::string>{"1/256", "2/bdim.x - 256", "3/64",
+                                           "4/param:n * param:n"}));
+}
+
 TEST(FrontendEvents, InlineDepthBound) {
   CudaUnit U = cudaUnit(R"(
 __device__ void leaf(int* p) { p[0] = 1; }
@@ -594,6 +623,38 @@ extern "C" int pkb_candidate_run(pkb_context *Ctx, const pkb_tensor *In,
   ASSERT_TRUE(L.Args[1].Host);
   EXPECT_EQ(L.Args[1].Host->str(), "host:fixed:gState.epoch");
   EXPECT_FALSE(L.Args[2].Host);
+}
+
+TEST(FrontendLaunches, ArgumentsThatChangeWithTheCallCounter) {
+  // L.half reads call_index but also the buffer size, which has no host
+  // value: CallDependent. L.n reads only a tensor extent: a host value.
+  FrontendResult R = build(R"(
+struct pkb_tensor { void *data; long shape[4]; int ndim; };
+struct pkb_buffer { void *local; unsigned long bytes; };
+struct pkb_context { int rank; int world_size; unsigned long call_index;
+                     pkb_buffer symm[2]; };
+struct Layout { unsigned long n; unsigned long half; };
+__global__ void k(float *y, Layout L) { y[L.half] = L.n; }
+extern "C" int pkb_candidate_run(pkb_context *Ctx, const pkb_tensor *In,
+                                 int NumIn, pkb_tensor *Out, int NumOut) {
+  const unsigned long Half = Ctx->symm[0].bytes / 8;
+  Layout L;
+  L.n = In[0].shape[0];
+  L.half = (Ctx->call_index & 1) ? Half : 0;
+  k<<<1, 1>>>((float *)Out[0].data, L);
+  return 0;
+}
+)");
+  ASSERT_TRUE(R.Parsed);
+  const LaunchSite &L = kernel(R, "k").Launches.at(0);
+  std::map<std::string, const LaunchSite::Arg *> ByParam;
+  for (const LaunchSite::Arg &A : L.Args)
+    ByParam[A.Param] = &A;
+  ASSERT_TRUE(ByParam.count("L.half") && ByParam.count("L.n"));
+  EXPECT_FALSE(ByParam["L.half"]->Host);
+  EXPECT_TRUE(ByParam["L.half"]->CallDependent);
+  ASSERT_TRUE(ByParam["L.n"]->Host);
+  EXPECT_FALSE(ByParam["L.n"]->CallDependent);
 }
 
 TEST(FrontendLaunches, HostGuardsThatAreTheSameOnEveryRank) {

@@ -282,6 +282,12 @@ struct Event {
 
   // Barriers.
   BarrierKind Barrier = BarrierKind::None;
+  /// Named CTA barriers of inline PTX (`bar.sync a, b`, `bar.arrive a, b`,
+  /// `barrier.cta.*`; PTX ISA 9.7.13.1): the barrier id (a) and the thread
+  /// count (b) as values: a literal, or the value of the asm input operand
+  /// `%N` (`namedBarrier(1, 256)` through a helper's parameters). Null where
+  /// the operand is absent or its value unknown.
+  ExprRef BarrierId, BarrierThreads;
 
   // SpinWait: the loop exits when `ExitCond` (over "polled") holds; Value is
   // the compared-against expression when the condition is `polled OP Value`.
@@ -341,6 +347,12 @@ struct LaunchSite {
     /// never writes after their initialization (`N / 8 - 1` with `size_t N
     /// = In[0].shape[0]`); null when not expressible.
     ExprRef Host = {};
+    /// Launches in `pkb_candidate_run` only: Host is null but the argument
+    /// reads ctx->call_index (through locals, struct fields set once and
+    /// helpers): its value may change from one call to the next in a way
+    /// the model does not express (`L.HalfOff = (call_index & 1) ? Half :
+    /// 0` with an unknown Half).
+    bool CallDependent = false;
     /// Launches in `pkb_candidate_run` only: K when the argument is the
     /// output tensor's data pointer `Out[K].data` (casts aside), the only
     /// use of `Out[K].data` in the function, outside any loop, and `Out`
