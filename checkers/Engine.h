@@ -84,6 +84,11 @@ void splitConj(const ExprRef &E, std::vector<ExprRef> &Out);
 std::optional<int64_t> constOf(const ExprRef &E);
 /// True if \p S begins with \p P.
 bool startsWith(const std::string &S, const char *P);
+/// True for the host names of call-counter bindings (LaunchDims::HostBind):
+/// the counter "host:call_index" and the globals that only setup writes,
+/// "host:fixed:*". (Not the tensor extents: PART-003 and PART-004 relate
+/// those to the problem size in their own terms, Analysis::hostTerm().)
+bool isCallName(const std::string &N);
 
 //===----------------------------------------------------------------------===//
 // Query outcomes.

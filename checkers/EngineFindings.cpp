@@ -57,11 +57,8 @@ void applyOutcome(Finding &F, const Outcome &R) {
     std::string Args;
     for (const LaunchSite::Arg &A : R.Site->Args) {
       // A call-counter binding shows the host value it stands for.
-      bool Host =
-          A.Host && (!A.Value || A.Value->Op != ExprOp::Const) &&
-          anyVar(A.Host, [](const std::string &N) {
-            return N == "host:call_index" || N.rfind("host:fixed:", 0) == 0;
-          });
+      bool Host = A.Host && (!A.Value || A.Value->Op != ExprOp::Const) &&
+                  anyVar(A.Host, isCallName);
       if (A.Value || Host)
         Args += (Args.empty() ? "" : ", ") + A.Param + " = " +
                 (Host ? A.Host : A.Value)->str();

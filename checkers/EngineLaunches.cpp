@@ -649,11 +649,7 @@ static std::map<std::string, int64_t> bindingsOf(const KernelModel &K,
   return B;
 }
 
-/// True for the host names of call-counter bindings: the counter and the
-/// globals that only setup writes. (Not the tensor extents: PART-003 and
-/// PART-004 relate those to the problem size in their own terms,
-/// Analysis::hostTerm().)
-static bool isCallName(const std::string &N) {
+bool isCallName(const std::string &N) {
   return N == "host:call_index" || startsWith(N, "host:fixed:");
 }
 

@@ -68,7 +68,7 @@ public:
   explicit StructUses(const VarDecl *V) : V(V) {}
   std::map<const FieldDecl *, std::vector<const BinaryOperator *>> Assigns;
   std::set<const FieldDecl *> Dirty;
-  bool escapes() const { return Refs != Ok.size(); }
+  bool escapes() const { return Escaped || Refs != Ok.size(); }
 
   bool VisitBinaryOperator(BinaryOperator *B) {
     if (!B->isAssignmentOp())
@@ -123,8 +123,8 @@ public:
         continue;
       if (const FieldDecl *F = field(CE->getArg(I)))
         Dirty.insert(F);
-      else if (const DeclRefExpr *DR = ref(CE->getArg(I)))
-        Ok.erase(DR), Refs += 1000; // may write V as a whole
+      else if (ref(CE->getArg(I)))
+        Escaped = true; // may write V as a whole
     }
     return true;
   }
@@ -146,8 +146,9 @@ private:
     return dyn_cast<FieldDecl>(M->getMemberDecl());
   }
   const VarDecl *V;
-  size_t Refs = 0;
-  std::set<const DeclRefExpr *> Ok;
+  size_t Refs = 0;                  ///< Uses of V.
+  std::set<const DeclRefExpr *> Ok; ///< Uses that cannot write V as a whole.
+  bool Escaped = false; ///< V is bound to a non-const reference parameter.
 };
 
 /// True if \p S is a statement of the compound \p CS or of a compound

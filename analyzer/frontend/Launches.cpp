@@ -152,16 +152,22 @@ public:
     }
   }
 
-  /// bindArgs() for the fields of a struct argument \p A of parameter
-  /// \p Name: the local variable it copies, one level of fields.
-  void bindFields(FoundLaunch &F, const std::string &Name, const clang::Expr *A,
-                  const Stmt *At) {
+  /// The variable that argument \p A names or copies: `v`, `(v)`, the copy
+  /// construction of a by-value struct argument; null otherwise.
+  static const VarDecl *copiedVar(const clang::Expr *A) {
     const clang::Expr *X = A->IgnoreImplicit()->IgnoreParens();
     if (const auto *C = dyn_cast<CXXConstructExpr>(X);
         C && C->getNumArgs() == 1)
       X = C->getArg(0)->IgnoreImplicit()->IgnoreParens();
-    const auto *DR = dyn_cast<DeclRefExpr>(X);
-    const auto *V = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+    const auto *DR = dyn_cast<DeclRefExpr>(X->IgnoreParenImpCasts());
+    return DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+  }
+
+  /// bindArgs() for the fields of a struct argument \p A of parameter
+  /// \p Name: the local variable it copies, one level of fields.
+  void bindFields(FoundLaunch &F, const std::string &Name, const clang::Expr *A,
+                  const Stmt *At) {
+    const VarDecl *V = copiedVar(A);
     const RecordDecl *RD = V && V->getType()->isRecordType()
                                ? V->getType()->getAsRecordDecl()
                                : nullptr;
@@ -743,6 +749,18 @@ private:
     }
   }
 
+  /// \p X when it is an early return `if (c) return ...;`: no else, the
+  /// then-branch a return or a block holding only one; null otherwise.
+  static const IfStmt *earlyReturn(const Stmt *X) {
+    const auto *If = dyn_cast<IfStmt>(X);
+    if (!If || If->getElse())
+      return nullptr;
+    const Stmt *T = If->getThen();
+    if (const auto *B = dyn_cast<CompoundStmt>(T))
+      T = B->size() == 1 ? B->body_front() : nullptr;
+    return T && isa<ReturnStmt>(T) ? If : nullptr;
+  }
+
   /// For \p C, a child of the compound \p CS: the negated conditions of
   /// the statements before it of the form `if (c) return ...;` (no else).
   ExprRef earlyReturns(const CompoundStmt *CS, const Stmt *C,
@@ -751,13 +769,7 @@ private:
     for (const Stmt *X : CS->body()) {
       if (X == C)
         break;
-      const auto *If = dyn_cast<IfStmt>(X);
-      if (!If || If->getElse())
-        continue;
-      const Stmt *T = If->getThen();
-      if (const auto *B = dyn_cast<CompoundStmt>(T))
-        T = B->size() == 1 ? B->body_front() : nullptr;
-      if (T && isa<ReturnStmt>(T))
+      if (const IfStmt *If = earlyReturn(X))
         R = mkAnd2(R, cond(If->getCond(), false, FD, 0));
     }
     return R;
@@ -803,37 +815,54 @@ private:
     return Any ? R : nullptr;
   }
 
-  /// A condition that \p E implies (Pos) or that !E implies (!Pos), over
-  /// rank and world size; null (true) when nothing is expressible.
-  ExprRef cond(const clang::Expr *E, bool Pos, const FunctionDecl *FD,
-               unsigned Depth) {
+  /// A condition that \p E implies (Pos) or that !E implies (!Pos): `!`,
+  /// `&&` and `||` are walked here (a && b implies both, !(a || b) both
+  /// negations; a disjunct that is not expressible makes the disjunction
+  /// true), and each other operand becomes `Leaf(operand, Depth)` as is (a
+  /// comparison) or compared with 0. With \p FollowBoolLocals, a bool
+  /// local of \p FD never written after its initializer is replaced by
+  /// it. Null (true) when nothing is expressible.
+  template <typename LeafFn>
+  ExprRef condOver(const clang::Expr *E, bool Pos, const FunctionDecl *FD,
+                   unsigned Depth, bool FollowBoolLocals, const LeafFn &Leaf) {
     if (!E || Depth > MaxGuardDepth)
       return nullptr;
     E = E->IgnoreParenCasts();
+    auto Sub = [&](const clang::Expr *X, bool P) {
+      return condOver(X, P, FD, Depth + 1, FollowBoolLocals, Leaf);
+    };
     if (const auto *U = dyn_cast<UnaryOperator>(E))
       if (U->getOpcode() == UO_LNot)
-        return cond(U->getSubExpr(), !Pos, FD, Depth + 1);
-    if (const auto *B = dyn_cast<BinaryOperator>(E)) {
-      if (B->getOpcode() == BO_LAnd || B->getOpcode() == BO_LOr) {
-        ExprRef L = cond(B->getLHS(), Pos, FD, Depth + 1);
-        ExprRef R = cond(B->getRHS(), Pos, FD, Depth + 1);
-        // a && b implies both; !(a || b) implies both negations.
-        return (B->getOpcode() == BO_LAnd) == Pos ? mkAnd2(L, R) : mkOr2(L, R);
-      }
+        return Sub(U->getSubExpr(), !Pos);
+    const auto *B = dyn_cast<BinaryOperator>(E);
+    if (B && (B->getOpcode() == BO_LAnd || B->getOpcode() == BO_LOr)) {
+      ExprRef L = Sub(B->getLHS(), Pos);
+      ExprRef R = Sub(B->getRHS(), Pos);
+      return (B->getOpcode() == BO_LAnd) == Pos ? mkAnd2(L, R) : mkOr2(L, R);
     }
-    if (const auto *DR = dyn_cast<DeclRefExpr>(E))
+    if (const auto *DR = dyn_cast<DeclRefExpr>(E); DR && FollowBoolLocals)
       if (const clang::Expr *Init = constLocalInit(DR, FD))
         if (Init->getType()->isBooleanType())
-          return cond(Init, Pos, FD, Depth + 1);
-    ExprRef V = value(E, FD, Depth + 1);
+          return Sub(Init, Pos);
+    bool IsCmp = B && B->isComparisonOp();
+    if (!IsCmp && !E->getType()->isIntegralOrEnumerationType())
+      return nullptr; // `if (!ptr) return`
+    ExprRef V = Leaf(E, Depth + 1);
     if (!V)
       return nullptr;
-    bool IsCmp = false;
-    if (const auto *B = dyn_cast<BinaryOperator>(E))
-      IsCmp = B->isComparisonOp();
     if (!IsCmp)
       V = Expr::binary(ExprOp::Ne, V, Expr::constant(0));
     return Pos ? V : Expr::unary(ExprOp::LNot, V);
+  }
+
+  /// A condition that \p E implies (Pos) or that !E implies (!Pos), over
+  /// rank and world size (value()); null (true) when nothing is
+  /// expressible.
+  ExprRef cond(const clang::Expr *E, bool Pos, const FunctionDecl *FD,
+               unsigned Depth) {
+    return condOver(
+        E, Pos, FD, Depth, /*FollowBoolLocals=*/true,
+        [&](const clang::Expr *X, unsigned D) { return value(X, FD, D); });
   }
 
   /// The initializer of a local variable of \p FD (not a parameter) that
@@ -911,14 +940,8 @@ private:
         for (const Stmt *X : CS->body()) {
           if (X == C)
             break;
-          const auto *If = dyn_cast<IfStmt>(X);
-          if (!If || If->getElse() || If->getInit() ||
-              If->getConditionVariable())
-            continue;
-          const Stmt *T = If->getThen();
-          if (const auto *B = dyn_cast<CompoundStmt>(T))
-            T = B->size() == 1 ? B->body_front() : nullptr;
-          if (T && isa<ReturnStmt>(T))
+          const IfStmt *If = earlyReturn(X);
+          if (If && !If->getInit() && !If->getConditionVariable())
             R = mkAnd2(R, paramTest(If->getCond(), false, FD, As, 0));
         }
       }
@@ -927,32 +950,15 @@ private:
     return R;
   }
 
-  /// A condition over the launch's parameters that \p E implies (Pos) or
-  /// that !E implies (!Pos); null (true) when nothing is expressible.
+  /// A condition over the launch's parameters (paramTerm()) that \p E
+  /// implies (Pos) or that !E implies (!Pos); null (true) when nothing is
+  /// expressible.
   ExprRef paramTest(const clang::Expr *E, bool Pos, const FunctionDecl *FD,
                     const ArgList &As, unsigned Depth) {
-    if (!E || Depth > MaxGuardDepth)
-      return nullptr;
-    E = E->IgnoreParenCasts();
-    if (const auto *U = dyn_cast<UnaryOperator>(E))
-      if (U->getOpcode() == UO_LNot)
-        return paramTest(U->getSubExpr(), !Pos, FD, As, Depth + 1);
-    if (const auto *B = dyn_cast<BinaryOperator>(E))
-      if (B->getOpcode() == BO_LAnd || B->getOpcode() == BO_LOr) {
-        ExprRef L = paramTest(B->getLHS(), Pos, FD, As, Depth + 1);
-        ExprRef R = paramTest(B->getRHS(), Pos, FD, As, Depth + 1);
-        return (B->getOpcode() == BO_LAnd) == Pos ? mkAnd2(L, R) : mkOr2(L, R);
-      }
-    const auto *B = dyn_cast<BinaryOperator>(E);
-    bool IsCmp = B && B->isComparisonOp();
-    if (!IsCmp && !E->getType()->isIntegralOrEnumerationType())
-      return nullptr; // `if (!ptr) return`
-    ExprRef V = paramTerm(E, FD, As, E->getBeginLoc(), Depth + 1);
-    if (!V)
-      return nullptr;
-    if (!IsCmp)
-      V = Expr::binary(ExprOp::Ne, V, Expr::constant(0));
-    return Pos ? V : Expr::unary(ExprOp::LNot, V);
+    return condOver(E, Pos, FD, Depth, /*FollowBoolLocals=*/false,
+                    [&](const clang::Expr *X, unsigned D) {
+                      return paramTerm(X, FD, As, X->getBeginLoc(), D);
+                    });
   }
 
   /// \p E (evaluated at \p Use) as an integer expression over the launch's
@@ -968,17 +974,9 @@ private:
     E = E->IgnoreParenCasts();
     if (ExprRef C = foldedInt(E, Ctx))
       return C;
-    auto VarOf = [](const clang::Expr *A) -> const VarDecl * {
-      const clang::Expr *X = A->IgnoreImplicit()->IgnoreParens();
-      if (const auto *C = dyn_cast<CXXConstructExpr>(X);
-          C && C->getNumArgs() == 1)
-        X = C->getArg(0)->IgnoreImplicit()->IgnoreParens();
-      const auto *DR = dyn_cast<DeclRefExpr>(X->IgnoreParenImpCasts());
-      return DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
-    };
     auto ArgNamed = [&](const VarDecl *V) -> const std::string * {
       for (const auto &[Name, A] : As)
-        if (VarOf(A) == V)
+        if (copiedVar(A) == V)
           return &Name;
       return nullptr;
     };
