@@ -435,6 +435,16 @@ public:
   Outcome solve(const Encoded &F, const WitnessSpec &Wit,
                 const std::vector<unsigned> &OnlyW = {},
                 const LaunchDims *OnlyLaunch = nullptr);
+  /// An approximate satisfying outcome \p R of the query that \p Build
+  /// encodes, confirmed where the model knows more: when the query reads
+  /// locals with exact values (KernelModel::LocalDefs), \p Build runs again
+  /// with those values in place of the locals' unknowns and the query is
+  /// solved once more under 1/8 of a query's limit; an exact satisfying
+  /// answer replaces \p R (the finding is then proven for its witness).
+  /// Anything else returns \p R unchanged: refining never drops a finding
+  /// and never decides one from an undecided query.
+  Outcome refine(Outcome R, const std::function<Encoded()> &Build,
+                 const WitnessSpec &Wit);
   /// Distinct assignments of \p Xs satisfying \p F for world size \p W
   /// and launch \p L, at most \p Cap; \p Complete is false if there were
   /// more (or the solver gave up). The rows do not carry \p F's flag: a
@@ -629,6 +639,14 @@ private:
   z3::expr tr(const ExprRef &E, int A, bool &Approx);
   /// The formula of \p E, like tr().
   z3::expr trBool(const ExprRef &E, int A, bool &Approx);
+  /// tr() translates a local with an exact value (KernelModel::LocalDefs)
+  /// by that value instead of the agent's unknown (refine()).
+  bool ExactLocals = false;
+  /// refine() solves under queryLimit() >> LimitShift.
+  unsigned LimitShift = 0;
+  /// True if a translation since the last reset read a local with an exact
+  /// value (refine() skips queries without one).
+  bool ReadDefinedLocal = false;
   std::map<std::string, z3::expr> Vars;
   std::set<std::string> ParamVars;
   /// The parameters that nextCall() replaced by their "@next" variable.

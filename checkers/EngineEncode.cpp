@@ -157,6 +157,14 @@ z3::expr Analysis::tr(const ExprRef &E, int A, bool &Approx) {
     return Z.int_val(E->Value);
   case ExprOp::Var: {
     const std::string &N = E->Name;
+    if (startsWith(N, "local:")) {
+      auto D = K.LocalDefs.find(N);
+      if (D != K.LocalDefs.end()) {
+        ReadDefinedLocal = true;
+        if (ExactLocals)
+          return tr(D->second, A, Approx);
+      }
+    }
     if (startsWith(N, "local:") ||
         !(startsWith(N, "tid.") || startsWith(N, "bid.") ||
           startsWith(N, "bdim.") || startsWith(N, "gdim.") || N == "lane" ||

@@ -655,7 +655,7 @@ uint64_t Analysis::queryLimit() const {
   uint64_t L = uint64_t(O.SolverTimeoutMs) * 2500;
   if (*LimitHits >= DegradeAfter)
     L = std::max<uint64_t>(L / DegradeFactor, 1);
-  return L;
+  return std::max<uint64_t>(L >> LimitShift, 1);
 }
 
 z3::check_result Analysis::runLimited(z3::solver &S, uint64_t Limit,
@@ -1168,6 +1168,30 @@ Outcome Analysis::solve(const Encoded &Fe, const WitnessSpec &Wit,
   }
   R.K = AnyUnknown ? Outcome::Unknown : Outcome::Unsat;
   R.Reason = Reason;
+  return R;
+}
+
+Outcome Analysis::refine(Outcome R, const std::function<Encoded()> &Build,
+                         const WitnessSpec &Wit) {
+  if (!R.sat() || (!R.Approx && R.Unbound.empty()) || K.LocalDefs.empty())
+    return R;
+  ReadDefinedLocal = false;
+  ExactLocals = true;
+  Encoded Q = Build();
+  ExactLocals = false;
+  if (!ReadDefinedLocal || Q.Approx)
+    return R;
+  // A cheaper attempt: the values are often non-linear (a block's range
+  // `bid.x * per`), and an undecided refinement only keeps the Warning.
+  // The unknowns of this attempt count like any other query's towards the
+  // file's degradation (*LimitHits), so keep them out of it.
+  unsigned Hits = *LimitHits;
+  LimitShift = 3;
+  Outcome X = solve(Q, Wit);
+  LimitShift = 0;
+  *LimitHits = Hits;
+  if (X.sat() && !X.Approx && X.Unbound.empty())
+    return X;
   return R;
 }
 

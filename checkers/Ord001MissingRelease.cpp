@@ -46,9 +46,12 @@ public:
             Fenced = true;
         if (Fenced)
           break;
-        Encoded Q = A.exec(W, 1) && A.exec(S, 2) && A.sameRank(1, 2) &&
-                    A.sameBlock(1, 2);
-        Outcome R = A.solve(Q, A.agentWitness({1, 2}));
+        auto Build = [&] {
+          return A.exec(W, 1) && A.exec(S, 2) && A.sameRank(1, 2) &&
+                 A.sameBlock(1, 2);
+        };
+        WitnessSpec Wit = A.agentWitness({1, 2});
+        Outcome R = A.refine(A.solve(Build(), Wit), Build, Wit);
         if (R.unknown()) {
           if (!Best)
             emitUnknown(info().Id, A.K, Sig, "the release before this signal",

@@ -146,6 +146,10 @@ struct Frame {
   /// ("A") whose fields `this->f` names.
   std::shared_ptr<ObjFields> This;
   std::string ThisRecord;
+  /// Reference parameters bound to an integer local of the caller
+  /// (`blockRange(n, Lo, Hi)`): the callee assigns them like locals, and
+  /// callUser() copies their final values back.
+  std::set<const clang::ParmVarDecl *> OutParams;
 };
 
 /// State of the condition of a loop being evaluated (spin-wait detection).
@@ -229,6 +233,34 @@ public:
   const std::map<const clang::VarDecl *, std::optional<int64_t>> &
   multiDefs(const clang::FunctionDecl *FD);
 
+  // Exact values of locals assigned more than once (KernelModel::LocalDefs).
+  /// True if \p VD holds a value in the current frame: a local, or an
+  /// out-parameter (Frame::OutParams).
+  bool isValueLocal(const clang::VarDecl *VD);
+  /// The value of \p VD that stands for "some value it was assigned": the
+  /// constant all of its assignments store, else `local:NAME@DECL`.
+  ExprRef localUnknown(const clang::VarDecl *VD);
+  /// True if an assignment here runs whenever the current frame reaches it
+  /// (no guard of this frame, no loop, no switch, not after a jump) and
+  /// \p VD is an integer value local whose address does not escape: its
+  /// value is then exact until the next assignment.
+  bool exactAssignment(const clang::VarDecl *VD);
+  /// Records \p V as the value of \p VD assigned at \p At (LocalDefs) and
+  /// returns the variable that names it; null when \p V is no expression
+  /// the model can name (opaque, a polled value).
+  ExprRef defineLocal(const clang::VarDecl *VD, const ExprRef &V,
+                      clang::SourceLocation At);
+  /// Before a loop: locals of the frame that \p Loop may assign lose the
+  /// exact value they had on entry (the reads of later iterations see
+  /// another).
+  void forgetAssignedIn(const clang::Stmt *Loop);
+  /// After a call that was not inlined: the locals it may assign through
+  /// non-const references are unknowns.
+  void forgetRefArgs(const clang::CallExpr *CE);
+  /// Drops the LocalDefs that no event, loop or other used definition
+  /// reads.
+  void pruneLocalDefs();
+
   // --- RoleInference.cpp -------------------------------------------------
   void inferRoles(const clang::FunctionDecl *FD);
   void refineRoles();
@@ -263,6 +295,9 @@ public:
   /// Calls: barriers, fences, atomics, atomic_ref, cooperative groups,
   /// cache-hinted loads/stores, or user functions (inlined).
   Val call(const clang::CallExpr *CE);
+  /// call() before the out-parameters of a call that was not inlined are
+  /// forgotten.
+  Val callImpl(const clang::CallExpr *CE);
   Val atomicBuiltin(const clang::AtomicExpr *AE);
   /// Scope and width if \p T is a cuda::atomic_ref / cuda::std::atomic_ref.
   bool atomicRefInfo(clang::QualType T, Scope &S, unsigned &Width) const;
@@ -302,6 +337,11 @@ public:
   std::map<const clang::FunctionDecl *,
            std::map<const clang::VarDecl *, std::optional<int64_t>>>
       MultiDefCache;
+  /// Per function: locals whose address escapes (multiDefs() fills it).
+  std::map<const clang::FunctionDecl *, std::set<const clang::VarDecl *>>
+      EscapedCache;
+  /// Calls that callUser() inlined (their out-parameters were copied back).
+  std::set<const clang::CallExpr *> Inlined;
   unsigned Budget = 200000; ///< Events + visits, against pathological input.
 };
 

@@ -89,6 +89,8 @@ public:
   bool VisitUnaryOperator(UnaryOperator *U) {
     if (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf)
       def(local(U->getSubExpr()), std::nullopt);
+    if (U->getOpcode() == UO_AddrOf)
+      escape(local(U->getSubExpr()));
     return true;
   }
   bool VisitGCCAsmStmt(GCCAsmStmt *A) {
@@ -96,8 +98,67 @@ public:
       def(local(A->getOutputExpr(I)), std::nullopt);
     return true;
   }
+  // `blockRange(n, Lo, Hi)` with `size_t &Lo`: the inlined callee assigns
+  // Lo. The reference arguments of library functions are not defs here
+  // (as before): `while (!ref.compare_exchange_strong(expected, 1)) {
+  // expected = 0; }` keeps `expected` the constant of its assignments,
+  // since the body resets it before every call.
+  bool VisitCallExpr(CallExpr *CE) {
+    const FunctionDecl *Def = nullptr;
+    const FunctionDecl *FD = CE->getDirectCallee();
+    if (FD && FD->hasBody(Def) && !inSystemHeader(Ctx, Def))
+      forEachMutableRefArg(
+          CE, [&](const clang::Expr *A) { def(local(A), std::nullopt); });
+    return true;
+  }
+  // `Ref R(Lo)`, `size_t &R = Lo`, `[&] { ... }`: writes through another
+  // name, which the builder does not follow.
+  bool VisitCXXConstructExpr(CXXConstructExpr *CE) {
+    const CXXConstructorDecl *C = CE->getConstructor();
+    for (unsigned I = 0; C && I < CE->getNumArgs() && I < C->getNumParams();
+         ++I)
+      if (isMutableRef(C->getParamDecl(I)->getType())) {
+        if (!inSystemHeader(Ctx, C))
+          def(local(CE->getArg(I)), std::nullopt);
+        escape(local(CE->getArg(I)));
+      }
+    return true;
+  }
+  bool VisitVarDecl(VarDecl *VD) {
+    if (isMutableRef(VD->getType()) && VD->getInit())
+      escape(local(VD->getInit()));
+    return true;
+  }
+  bool VisitLambdaExpr(LambdaExpr *L) {
+    for (const LambdaCapture &C : L->captures())
+      if (C.capturesVariable() && C.getCaptureKind() == LCK_ByRef)
+        if (const auto *VD = dyn_cast<VarDecl>(C.getCapturedVar()))
+          escape(VD->hasGlobalStorage() ? nullptr : VD);
+    return true;
+  }
+  void escape(const VarDecl *VD) {
+    if (VD)
+      Escaped.insert(VD);
+  }
+  std::set<const VarDecl *> Escaped;
 };
 } // namespace
+
+bool isMutableRef(QualType T) {
+  return T->isReferenceType() && !T.getNonReferenceType().isConstQualified();
+}
+
+void forEachMutableRefArg(const CallExpr *CE,
+                          llvm::function_ref<void(const clang::Expr *)> Fn) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!FD)
+    return;
+  unsigned Base = isa<CXXOperatorCallExpr>(CE) && isa<CXXMethodDecl>(FD);
+  for (unsigned I = Base; I < CE->getNumArgs(); ++I)
+    if (I - Base < FD->getNumParams() &&
+        isMutableRef(FD->getParamDecl(I - Base)->getType()))
+      Fn(CE->getArg(I));
+}
 
 const std::map<const VarDecl *, std::optional<int64_t>> &
 Builder::multiDefs(const FunctionDecl *FD) {
@@ -109,6 +170,7 @@ Builder::multiDefs(const FunctionDecl *FD) {
     return Out;
   DefScanner S(Ctx);
   S.TraverseStmt(const_cast<Stmt *>(FD->getBody()));
+  EscapedCache[FD] = std::move(S.Escaped);
   for (auto &[VD, C] : S.Defs) {
     std::optional<int64_t> V = C;
     if (V) {
@@ -274,6 +336,7 @@ struct LoopScope {
   Builder &B;
   unsigned Id;
   LoopScope(Builder &B, const Stmt *S) : B(B) {
+    B.forgetAssignedIn(S);
     Loop L;
     L.Id = Id = static_cast<unsigned>(B.K.Loops.size());
     L.ParentId =
@@ -811,20 +874,34 @@ Val Builder::callUser(const CallExpr *CE, const FunctionDecl *Callee) {
     }
   }
   std::vector<Val> Args;
+  // Integer locals of the caller passed by non-const reference
+  // (`blockRange(n, Lo, Hi)`): the parameter, the local, its value then.
+  struct OutParam {
+    const ParmVarDecl *P;
+    const VarDecl *Local;
+    ExprRef AtCall;
+  };
+  std::vector<OutParam> Outs;
   unsigned NP = Callee->getNumParams();
   for (unsigned I = ArgBase; I < CE->getNumArgs(); ++I) {
     const clang::Expr *A = CE->getArg(I);
     unsigned PI = I - ArgBase;
     const ParmVarDecl *P = PI < NP ? Callee->getParamDecl(PI) : nullptr;
     Val V;
-    if (P && P->getType()->isReferenceType() &&
-        !P->getType().getNonReferenceType().isConstQualified()) {
+    if (P && isMutableRef(P->getType())) {
       const auto *DR = dyn_cast<DeclRefExpr>(A->IgnoreParenImpCasts());
-      if (DR && !isa<ParmVarDecl>(DR->getDecl()) &&
-          !dyn_cast<VarDecl>(DR->getDecl())->hasGlobalStorage())
+      const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+      if (VD && !VD->hasGlobalStorage() &&
+          (!isa<ParmVarDecl>(VD) || isValueLocal(VD))) {
         V = eval(A); // a local passed by reference: its value
-      else
+        if (VD->getType()
+                .getNonReferenceType()
+                ->isIntegralOrEnumerationType() &&
+            P->getType().getNonReferenceType()->isIntegralOrEnumerationType())
+          Outs.push_back({P, VD, V.E});
+      } else {
         V.P = lvalue(A);
+      }
       if (!V.E)
         V.E = Expr::opaque(text(A));
     } else {
@@ -840,6 +917,7 @@ Val Builder::callUser(const CallExpr *CE, const FunctionDecl *Callee) {
     Args.push_back(std::move(V));
   }
   if (Recursive || InlineStack.size() >= Opts.InlineDepth) {
+    forgetRefArgs(CE);
     Event &E = emit(EventKind::Call, CE);
     E.Text = Name;
     K.Notes.push_back((Recursive ? "recursive call to "
@@ -854,6 +932,8 @@ Val Builder::callUser(const CallExpr *CE, const FunctionDecl *Callee) {
   F.This = std::move(This);
   F.ThisRecord = std::move(ThisRecord);
   F.GuardBase = Guards.size();
+  for (const OutParam &O : Outs)
+    F.OutParams.insert(O.P);
   for (unsigned I = 0; I < NP && I < Args.size(); ++I) {
     const ParmVarDecl *P = Callee->getParamDecl(I);
     Val V = Args[I];
@@ -890,7 +970,24 @@ Val Builder::callUser(const CallExpr *CE, const FunctionDecl *Callee) {
     E.Loc = Map.map(CE->getBeginLoc());
   }
   Val R = Frames.back().Ret ? *Frames.back().Ret : Val{};
+  std::vector<std::pair<const VarDecl *, ExprRef>> Final;
+  for (const OutParam &O : Outs) {
+    const Val &V = Frames.back().Vars[O.P];
+    Final.emplace_back(O.Local, V.E == O.AtCall ? nullptr : V.E);
+  }
   Frames.pop_back();
+  Inlined.insert(CE);
+  // The callee's final value of an out-parameter that it assigned: exact
+  // when both the callee's assignment and this call always run, else "some
+  // assigned value" of the caller's local.
+  for (const auto &[VD, E] : Final) {
+    if (!E)
+      continue;
+    bool Exact = E->Op == ExprOp::Var && K.LocalDefs.count(E->Name) &&
+                 exactAssignment(VD);
+    frame().Vars[VD].E = Exact ? E : localUnknown(VD);
+    frame().LoadedFrom.erase(VD);
+  }
   if (!R.E)
     R.E = Expr::opaque(text(CE));
   return R;
@@ -899,6 +996,55 @@ Val Builder::callUser(const CallExpr *CE, const FunctionDecl *Callee) {
 //===----------------------------------------------------------------------===//
 // Entry point.
 //===----------------------------------------------------------------------===//
+
+/// Adds the names of the variables of \p E to \p Out.
+static void varsOf(const ExprRef &E, std::set<std::string> &Out) {
+  if (!E)
+    return;
+  if (E->Op == ExprOp::Var)
+    Out.insert(E->Name);
+  for (const ExprRef &O : E->Ops)
+    varsOf(O, Out);
+}
+
+void Builder::pruneLocalDefs() {
+  if (K.LocalDefs.empty())
+    return;
+  std::set<std::string> Used;
+  auto Addr = [&](const Address &A) {
+    varsOf(A.Peer, Used);
+    varsOf(A.Index, Used);
+    varsOf(A.ByteOffset, Used);
+  };
+  for (const Event &E : K.Events) {
+    Addr(E.Addr);
+    if (E.CopyOf)
+      Addr(*E.CopyOf);
+    for (const ExprRef &X :
+         {E.Value, E.ExitCond, E.BarrierId, E.BarrierThreads})
+      varsOf(X, Used);
+    for (const ExprRef &G : E.Guard)
+      varsOf(G, Used);
+  }
+  for (const Loop &L : K.Loops)
+    for (const ExprRef &X : {L.Init, L.Bound, L.Step})
+      varsOf(X, Used);
+  // The values of used definitions use others (`Hi = Lo + per`).
+  std::vector<std::string> Work(Used.begin(), Used.end());
+  while (!Work.empty()) {
+    auto It = K.LocalDefs.find(Work.back());
+    Work.pop_back();
+    if (It == K.LocalDefs.end())
+      continue;
+    std::set<std::string> More;
+    varsOf(It->second, More);
+    for (const std::string &N : More)
+      if (Used.insert(N).second)
+        Work.push_back(N);
+  }
+  for (auto It = K.LocalDefs.begin(); It != K.LocalDefs.end();)
+    It = Used.count(It->first) ? std::next(It) : K.LocalDefs.erase(It);
+}
 
 KernelModel Builder::build(const FunctionDecl *FD) {
   K.Name = kernelName(FD);
@@ -915,6 +1061,7 @@ KernelModel Builder::build(const FunctionDecl *FD) {
   stmt(FD->getBody());
   Frames.clear();
   expandChoices();
+  pruneLocalDefs();
   refineRoles();
   if (Budget == 0)
     K.Notes.push_back("kernel too large: the model was truncated");

@@ -362,6 +362,107 @@ static ExprRef arith(ExprOp Op, ExprRef A, ExprRef B) {
 // Declarations.
 //===----------------------------------------------------------------------===//
 
+bool Builder::isValueLocal(const VarDecl *VD) {
+  if (!VD || VD->hasGlobalStorage())
+    return false;
+  if (!VD->getType()->isReferenceType())
+    return true;
+  const auto *P = dyn_cast<ParmVarDecl>(VD);
+  return P && frame().OutParams.count(P);
+}
+
+ExprRef Builder::localUnknown(const VarDecl *VD) {
+  const auto &MD = multiDefs(frame().FD);
+  auto It = MD.find(VD);
+  if (It != MD.end() && It->second)
+    return Expr::constant(*It->second);
+  return Expr::var("local:" + VD->getName().str() + "@" +
+                   std::to_string(Map.map(VD->getLocation()).Line));
+}
+
+bool Builder::exactAssignment(const VarDecl *VD) {
+  if (!VD->getType().getNonReferenceType()->isIntegralOrEnumerationType() ||
+      !LoopStack.empty() || !Jumps.empty() || Jumped || frame().Dead ||
+      Guards.size() != frame().GuardBase)
+    return false;
+  multiDefs(frame().FD); // fills EscapedCache
+  if (EscapedCache[frame().FD].count(VD))
+    return false;
+  // An out-parameter is copied back at the callee's end: an assignment
+  // after an early return does not always reach the caller.
+  const auto *P = dyn_cast<ParmVarDecl>(VD);
+  return !(P && frame().OutParams.count(P) && !frame().ReturnConds.empty());
+}
+
+ExprRef Builder::defineLocal(const VarDecl *VD, const ExprRef &V,
+                             SourceLocation At) {
+  if (!V || V->hasOpaque() || V->mentions("polled"))
+    return nullptr;
+  std::string Name = "local:" + VD->getName().str() + "@" +
+                     std::to_string(Map.map(VD->getLocation()).Line) + ":" +
+                     std::to_string(Map.map(At).Line);
+  std::string Unique = Name;
+  for (unsigned N = 2; K.LocalDefs.count(Unique); ++N)
+    Unique = Name + "." + std::to_string(N);
+  K.LocalDefs.emplace(Unique, V);
+  return Expr::var(Unique);
+}
+
+/// True if \p S may assign \p VD: an assignment, an increment, its address,
+/// an inline-asm output, or a non-const reference argument of a call.
+static bool mayAssign(const Stmt *S, const VarDecl *VD) {
+  if (!S)
+    return false;
+  auto Is = [VD](const clang::Expr *E) {
+    const auto *DR =
+        dyn_cast_or_null<DeclRefExpr>(E ? E->IgnoreParenImpCasts() : nullptr);
+    return DR && DR->getDecl() == VD;
+  };
+  if (const auto *BO = dyn_cast<BinaryOperator>(S))
+    if (BO->isAssignmentOp() && Is(BO->getLHS()))
+      return true;
+  if (const auto *UO = dyn_cast<UnaryOperator>(S))
+    if ((UO->isIncrementDecrementOp() || UO->getOpcode() == UO_AddrOf) &&
+        Is(UO->getSubExpr()))
+      return true;
+  if (const auto *A = dyn_cast<GCCAsmStmt>(S))
+    for (unsigned I = 0; I < A->getNumOutputs(); ++I)
+      if (Is(A->getOutputExpr(I)))
+        return true;
+  if (const auto *CE = dyn_cast<CallExpr>(S)) {
+    bool Found = false;
+    forEachMutableRefArg(CE, [&](const clang::Expr *A) { Found |= Is(A); });
+    if (Found)
+      return true;
+  }
+  for (const Stmt *C : S->children())
+    if (mayAssign(C, VD))
+      return true;
+  return false;
+}
+
+void Builder::forgetAssignedIn(const Stmt *Loop) {
+  for (auto &[D, V] : frame().Vars) {
+    const auto *VD = dyn_cast<VarDecl>(D);
+    if (VD && V.E && V.E->Op == ExprOp::Var && K.LocalDefs.count(V.E->Name) &&
+        mayAssign(Loop, VD))
+      V.E = localUnknown(VD);
+  }
+}
+
+void Builder::forgetRefArgs(const CallExpr *CE) {
+  forEachMutableRefArg(CE, [&](const clang::Expr *A) {
+    const auto *DR = dyn_cast<DeclRefExpr>(A->IgnoreParenImpCasts());
+    const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+    if (!isValueLocal(VD))
+      return;
+    auto It = frame().Vars.find(VD);
+    if (It != frame().Vars.end() && It->second.E &&
+        VD->getType().getNonReferenceType()->isIntegralOrEnumerationType())
+      It->second.E = localUnknown(VD);
+  });
+}
+
 void Builder::bindLocal(const VarDecl *VD, Val V) {
   if (!VD)
     return;
@@ -370,7 +471,12 @@ void Builder::bindLocal(const VarDecl *VD, Val V) {
   const auto &MD = multiDefs(frame().FD);
   auto It = MD.find(VD);
   if (It != MD.end()) {
-    V.E = It->second ? Expr::constant(*It->second) : Expr::var(Local);
+    ExprRef Exact = !It->second && exactAssignment(VD)
+                        ? defineLocal(VD, V.E, VD->getLocation())
+                        : nullptr;
+    V.E = Exact        ? Exact
+          : It->second ? Expr::constant(*It->second)
+                       : Expr::var(Local);
   } else if (!V.E || V.E->hasOpaque() || V.E->mentions("polled")) {
     V.E = Expr::var(Local);
   }
@@ -753,10 +859,11 @@ Val Builder::readLValue(const clang::Expr *S, const clang::Expr *E) {
   if (const auto *DR = dyn_cast<DeclRefExpr>(S)) {
     const ValueDecl *D = DR->getDecl();
     const auto *VD = dyn_cast<VarDecl>(D);
-    bool Memory = VD && (VD->getType()->isReferenceType() ||
-                         VD->hasAttr<CUDASharedAttr>() ||
-                         (VD->hasGlobalStorage() && !VD->isStaticLocal() &&
-                          !VD->getType().isConstQualified()));
+    bool Memory =
+        VD && ((VD->getType()->isReferenceType() && !isValueLocal(VD)) ||
+               VD->hasAttr<CUDASharedAttr>() ||
+               (VD->hasGlobalStorage() && !VD->isStaticLocal() &&
+                !VD->getType().isConstQualified()));
     if (!Memory)
       return declRef(D, S);
   }
@@ -842,8 +949,7 @@ Val Builder::evalOther(const clang::Expr *E) {
       Val R = eval(BO->getRHS());
       if (const auto *DR = dyn_cast<DeclRefExpr>(L)) {
         const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
-        if (VD && !VD->hasGlobalStorage() &&
-            !VD->getType()->isReferenceType()) {
+        if (isValueLocal(VD)) {
           Val NV = frame().Vars.count(VD) ? frame().Vars[VD] : Val{};
           if (Op == BO_Assign) {
             if (R.P)
@@ -856,6 +962,17 @@ Val Builder::evalOther(const clang::Expr *E) {
               frame().LoadedFrom.erase(VD);
           } else if (NV.P) {
             NV.P->Index = nullptr;
+          }
+          // An integer local: the exact value of a plain assignment that
+          // always runs and reads no memory, else "some assigned value".
+          if (VD->getType()
+                  .getNonReferenceType()
+                  ->isIntegralOrEnumerationType()) {
+            ExprRef Exact =
+                Op == BO_Assign && LastLoad == LastBefore && exactAssignment(VD)
+                    ? defineLocal(VD, R.E, BO->getBeginLoc())
+                    : nullptr;
+            NV.E = Exact ? Exact : localUnknown(VD);
           }
           if (!NV.E)
             NV.E = Expr::var("local:" + VD->getName().str() + "@" +
@@ -928,10 +1045,14 @@ Val Builder::evalOther(const clang::Expr *E) {
       const clang::Expr *S = skipWrappers(U->getSubExpr());
       if (const auto *DR = dyn_cast<DeclRefExpr>(S))
         if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()))
-          if (!VD->hasGlobalStorage() && !VD->getType()->isReferenceType()) {
+          if (isValueLocal(VD)) {
             Val V = declRef(VD, S);
             if (V.P)
               V.P->Index = nullptr;
+            if (VD->getType()
+                    .getNonReferenceType()
+                    ->isIntegralOrEnumerationType())
+              V.E = localUnknown(VD);
             frame().Vars[VD] = V;
             frame().LoadedFrom.erase(VD);
             return {Expr::opaque(text(E))};

@@ -19,6 +19,7 @@
 #include "clang/AST/OperationKinds.h"
 #include "clang/Basic/SourceLocation.h"
 #include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <map>
 #include <optional>
@@ -111,6 +112,22 @@ ExprRef foldedInt(const clang::Expr *E, clang::ASTContext &Ctx);
 /// The model operator of a host integer or logic operator (+ - * / %, the
 /// bitwise & | ^ << >>, comparisons, && and ||); nullopt for any other.
 std::optional<ExprOp> hostBinaryOp(clang::BinaryOperatorKind K);
+
+/// True if \p D is declared in a system header (the CUDA toolkit, the shims,
+/// the C++ library), or has no location: calls to such functions are not
+/// inlined.
+bool inSystemHeader(const clang::ASTContext &Ctx, const clang::Decl *D);
+
+/// True if \p T is a reference to a non-const type (`size_t &`): a
+/// parameter or variable of this type may assign what it is bound to.
+bool isMutableRef(clang::QualType T);
+
+/// Calls \p Fn with each argument of \p CE that binds to a reference
+/// parameter of non-const type (`void blockRange(size_t n, size_t &Lo)`):
+/// the arguments the callee may assign. Nothing for a call whose callee is
+/// not known (a dependent or indirect call).
+void forEachMutableRefArg(const clang::CallExpr *CE,
+                          llvm::function_ref<void(const clang::Expr *)> Fn);
 
 /// True if \p Body writes the local \p V (assignment, increment or
 /// decrement, address taken).

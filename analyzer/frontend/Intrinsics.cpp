@@ -131,7 +131,7 @@ static std::string calleeName(const CallExpr *CE, const FunctionDecl *&FD) {
   return "";
 }
 
-static bool inSystemHeader(const ASTContext &Ctx, const Decl *D) {
+bool inSystemHeader(const ASTContext &Ctx, const Decl *D) {
   if (!D)
     return true;
   const SourceManager &SM = Ctx.getSourceManager();
@@ -255,6 +255,14 @@ Val Builder::atomicBuiltin(const AtomicExpr *AE) {
 }
 
 Val Builder::call(const CallExpr *CE) {
+  Val R = callImpl(CE);
+  // A callee that was not inlined may assign what it takes by reference.
+  if (!Inlined.count(CE))
+    forgetRefArgs(CE);
+  return R;
+}
+
+Val Builder::callImpl(const CallExpr *CE) {
   const FunctionDecl *FD = nullptr;
   std::string Name = calleeName(CE, FD);
   llvm::StringRef N(Name);

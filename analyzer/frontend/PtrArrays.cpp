@@ -212,9 +212,10 @@ bool Builder::storePtrArray(const clang::Expr *Lhs, const clang::Expr *Rhs) {
       CS.TraverseStmt(const_cast<Stmt *>(frame().FD->getBody()));
       Valid = CS.Mods == CS.Appends;
     }
-    Val CV = declRef(Cnt, CntRef);
-    std::string Name =
-        Valid && CV.E && CV.E->Op == ExprOp::Var ? CV.E->Name : "\x02";
+    // The counter's unknown (not the exact value of `n = 0` before the
+    // first append): the name the loop bound `d < n` reads after appends.
+    ExprRef CV = localUnknown(Cnt);
+    std::string Name = Valid && CV->Op == ExprOp::Var ? CV->Name : "\x02";
     if (A.Counter.empty() && A.Entries.empty())
       A.Counter = Name;
     else if (A.Counter != Name)

@@ -144,6 +144,8 @@ void specializeLaunchShape(KernelModel &K) {
     L.Bound = fixVars(L.Bound, Fixed);
     L.Step = fixVars(L.Step, Fixed);
   }
+  for (auto &[Name, V] : K.LocalDefs)
+    V = fixVars(V, Fixed);
 }
 
 /// Classification of one kernel's events (docs/checkers.md, "Flags").

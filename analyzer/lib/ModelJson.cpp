@@ -168,6 +168,12 @@ json toJson(const KernelModel &K) {
     J["device_vars"] = K.DeviceVars;
   if (!K.Notes.empty())
     J["notes"] = K.Notes;
+  if (!K.LocalDefs.empty()) {
+    json Defs = json::object();
+    for (const auto &[Name, V] : K.LocalDefs)
+      Defs[Name] = toJson(V);
+    J["local_defs"] = std::move(Defs);
+  }
   if (K.Facts.Done)
     J["facts"] = factsJson(K.Facts);
   return J;

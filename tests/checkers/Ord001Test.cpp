@@ -98,4 +98,26 @@ TEST(Checkers, Ord001OnlyApproximateWriteIsAWarning) {
   EXPECT_EQ(X->Related[0].Loc.Line, 11u);
 }
 
+// The write runs over a block's range [Lo, Hi) from locals assigned more
+// than once (a helper's by-reference outputs): unknowns for the checkers,
+// but their exact values (LocalDefs) confirm that the write executes, so
+// the finding is an Error. Values under which it never executes keep the
+// approximate finding a Warning: refining never drops one.
+TEST(Checkers, Ord001WriteOverExactlyKnownLocalsIsAnError) {
+  for (bool Empty : {false, true}) {
+    KB K = allreduce({.SigOrder = MemOrder::Volatile});
+    K.K.LocalDefs["local:Lo@5:6"] = bid() * c(4);
+    K.K.LocalDefs["local:Hi@5:7"] =
+        Empty ? v("local:Lo@5:6") : v("local:Lo@5:6") + c(4);
+    for (Event &E : K.K.Events)
+      if (E.Loc.Line == 11)
+        E.Guard.push_back(lt(v("local:Lo@5:6"), v("local:Hi@5:7")));
+    auto F = runAll(K.module());
+    const Finding *X = find(F, "ORD-001");
+    ASSERT_TRUE(X) << dump(F);
+    EXPECT_EQ(X->Sev, Empty ? Severity::Warning : Severity::Error) << Empty;
+    EXPECT_EQ(X->Related[0].Loc.Line, 11u);
+  }
+}
+
 } // namespace

@@ -335,6 +335,104 @@ __global__ void k(float *y, int n) {
                                            "4/param:n * param:n"}));
 }
 
+TEST(FrontendEvents, ExactValuesOfLocalsAssignedMoreThanOnce) {
+  // blockRange's by-reference outputs: each unconditional assignment is a
+  // named exact value (LocalDefs) that the later reads use; the callee's
+  // final value reaches the caller's local.
+  FrontendResult R = build(R"(
+__device__ void blockRange(int N, int &Lo, int &Hi) {
+  int Per = (N + 63) / 64;
+  Lo = blockIdx.x * Per;
+  Hi = Lo + Per;
+  Hi = Hi < N ? Hi : N;
+}
+__global__ void k(float *y, int n) {
+  int Lo = 0, Hi = 0;
+  blockRange(n, Lo, Hi);
+  y[Lo] = 1;
+  y[Hi] = 2;
+}
+)");
+  const KernelModel &K = kernel(R, "k");
+  ASSERT_EQ(K.Events.size(), 2u);
+  EXPECT_EQ(K.Events[0].Addr.Index->str(), "local:Lo@2:4");
+  EXPECT_EQ(K.Events[1].Addr.Index->str(), "local:Hi@2:6");
+  std::map<std::string, std::string> Defs;
+  for (const auto &[Name, V] : K.LocalDefs)
+    Defs[Name] = V->str();
+  // Lo = 0 and Hi = 0 of the declaration are read by nothing: pruned.
+  EXPECT_EQ(Defs, (std::map<std::string, std::string>{
+                      {"local:Lo@2:4", "bid.x * ((param:n + 63) / 64)"},
+                      {"local:Hi@2:5", "local:Lo@2:4 + ((param:n + 63) / 64)"},
+                      {"local:Hi@2:6", "(local:Hi@2:5 < param:n) ? "
+                                       "local:Hi@2:5 : param:n"}}));
+}
+
+TEST(FrontendEvents, CompareExchangeLoopKeepsItsExpectedConstant) {
+  // A library function's reference argument is no assignment: the body
+  // resets `expected` before every call, so the compare value stays 0.
+  FrontendResult R = build(R"(#include <cuda/atomic>
+__global__ void k(unsigned *flag) {
+  cuda::atomic_ref<unsigned, cuda::thread_scope_system> Ref(*flag);
+  unsigned expected = 0;
+  while (!Ref.compare_exchange_strong(expected, 1u,
+                                      cuda::std::memory_order_release,
+                                      cuda::std::memory_order_relaxed))
+    expected = 0;
+}
+)");
+  const KernelModel &K = kernel(R, "k");
+  std::vector<std::string> Got;
+  for (const Event &E : K.Events)
+    if (E.Kind == EventKind::SpinWait && E.ExitCond)
+      Got.push_back(E.ExitCond->str());
+  EXPECT_EQ(Got, (std::vector<std::string>{"polled == 0"}));
+}
+
+TEST(FrontendEvents, LocalsAssignedUnderAGuardOrInALoopHaveNoExactValue) {
+  FrontendResult R = build(R"(
+__device__ void setIf(bool C, int &X) { if (C) X = 5; }
+__device__ void opaqueSet(int &X);
+__global__ void k(float *y, int n) {
+  int A = 1;
+  A = n * 2;
+  y[A] = 1;              // exact: A = n * 2
+  if (n > 4)
+    A = 7;
+  y[A] = 2;              // either value
+  int B = n;
+  B = n + 1;
+  for (int i = 0; i < n; ++i) {
+    y[B] = 3;            // the loop assigns B: not the value before it
+    B = B + i;
+  }
+  int C = n;
+  C = n + 2;
+  setIf(n > 1, C);       // assigned under the callee's guard
+  y[C] = 4;
+  int D = n;
+  D = n + 3;
+  opaqueSet(D);          // not inlined: any value
+  y[D] = 5;
+  int E = n;
+  E = n + 4;
+  int *P = &E;           // escapes: never exact
+  y[E] = 6;
+  *P = 0;
+}
+)");
+  const KernelModel &K = kernel(R, "k");
+  std::vector<std::string> Got;
+  for (const Event &E : K.Events)
+    if (E.Kind == EventKind::Store && E.Addr.Base == "y")
+      Got.push_back(E.Addr.Index->str());
+  EXPECT_EQ(Got, (std::vector<std::string>{"local:A@5:6", "local:A@5",
+                                           "local:B@11", "local:C@17",
+                                           "local:D@21", "local:E@25"}));
+  ASSERT_EQ(K.LocalDefs.size(), 1u);
+  EXPECT_EQ(K.LocalDefs.begin()->second->str(), "param:n * 2");
+}
+
 TEST(FrontendEvents, InlineDepthBound) {
   CudaUnit U = cudaUnit(R"(
 __device__ void leaf(int* p) { p[0] = 1; }

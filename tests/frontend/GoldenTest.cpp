@@ -62,6 +62,7 @@ INSTANTIATE_TEST_SUITE_P(Frontend, Golden,
                          ::testing::Values("push_allgather", "peerview_barrier",
                                            "ptx_flags", "template_reduce",
                                            "enrich_facts", "candidate_host",
-                                           "launch_args", "abi_raw_tables"));
+                                           "launch_args", "abi_raw_tables",
+                                           "local_defs"));
 
 } // namespace

@@ -17,6 +17,7 @@
 #define PKB_MODEL_H
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -448,6 +449,15 @@ struct KernelModel {
   std::vector<LaunchSite> Launches;
   /// Front-end notes about approximations made (depth bound hit, ...).
   std::vector<std::string> Notes;
+  /// Exact values of integer locals assigned more than once
+  /// (docs/model-schema.md, "local_defs"): "local:NAME@DECL:LINE" (a suffix
+  /// `.N` keeps repeated inlinings apart) -> the value assigned at source
+  /// line LINE by an assignment that runs whenever the kernel or its
+  /// inlined helper reaches it (no guard, loop or switch around it). The
+  /// expressions read such a name between that assignment and the next;
+  /// the checkers treat it as an unknown of the agent and substitute the
+  /// value only to confirm a finding (chk::Analysis::refine()).
+  std::map<std::string, ExprRef> LocalDefs;
   /// Derived facts (enrich()).
   KernelFacts Facts;
 
