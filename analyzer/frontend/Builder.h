@@ -150,6 +150,9 @@ struct Frame {
   /// (`blockRange(n, Lo, Hi)`): the callee assigns them like locals, and
   /// callUser() copies their final values back.
   std::set<const clang::ParmVarDecl *> OutParams;
+  /// Guards of the enclosing `if` arms of this frame that are if-converted
+  /// (Builder::convertibleIf()): assignments under them have exact values.
+  size_t ArmGuards = 0;
 };
 
 /// State of the condition of a loop being evaluated (spin-wait detection).
@@ -241,10 +244,20 @@ public:
   /// constant all of its assignments store, else `local:NAME@DECL`.
   ExprRef localUnknown(const clang::VarDecl *VD);
   /// True if an assignment here runs whenever the current frame reaches it
-  /// (no guard of this frame, no loop, no switch, not after a jump) and
+  /// (straightLine(): no loop, no switch, not after a jump, no guard of this
+  /// frame other than if-converted arms) and
   /// \p VD is an integer value local whose address does not escape: its
   /// value is then exact until the next assignment.
   bool exactAssignment(const clang::VarDecl *VD);
+  /// True if the current point runs whenever the frame reaches it, or
+  /// whenever the if-converted arms around it are taken: no other guard of
+  /// this frame, no loop, no switch, not after a jump or return.
+  bool straightLine() const;
+  /// True if the integer locals assigned in \p If's arms are if-converted:
+  /// the `if` is at a straightLine() point and no arm jumps out.
+  bool convertibleIf(const clang::IfStmt *If) const;
+  /// The current values of the frame's integer value locals.
+  std::map<const clang::ValueDecl *, ExprRef> intLocalValues();
   /// Records \p V as the value of \p VD assigned at \p At (LocalDefs) and
   /// returns the variable that names it; null when \p V is no expression
   /// the model can name (opaque, a polled value).
@@ -254,6 +267,10 @@ public:
   /// exact value they had on entry (the reads of later iterations see
   /// another).
   void forgetAssignedIn(const clang::Stmt *Loop);
+  /// The start of a loop `for (; i < n; i += s)` that continues \p VD: its
+  /// value before the loop when exactly known (a LocalDefs name or a
+  /// constant), else null (the loop is then no induction loop).
+  ExprRef carriedStart(const clang::VarDecl *VD);
   /// After a call that was not inlined: the locals it may assign through
   /// non-const references are unknowns.
   void forgetRefArgs(const clang::CallExpr *CE);

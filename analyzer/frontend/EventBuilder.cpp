@@ -196,6 +196,9 @@ struct ForShape {
   const clang::Expr *StepExpr = nullptr;
   int StepSign = 0; ///< +1/-1 for ++/--, 0 for an expression step
   bool Sub = false; ///< i -= s
+  /// `for (; i < n; i += s)`: no init, the variable continues from before
+  /// the loop (a vector loop's index carried into the scalar tail).
+  bool Carried = false;
 };
 } // namespace
 
@@ -216,6 +219,18 @@ static ForShape forShape(const ForStmt *F) {
       }
   }
   const clang::Expr *Inc = F->getInc() ? F->getInc()->IgnoreParens() : nullptr;
+  if (!F->getInit() && Inc) {
+    const clang::Expr *X = nullptr;
+    if (const auto *U = dyn_cast<UnaryOperator>(Inc))
+      X = U->getSubExpr();
+    else if (const auto *BO = dyn_cast<BinaryOperator>(Inc))
+      X = BO->getLHS();
+    if (const auto *DR = dyn_cast_or_null<DeclRefExpr>(
+            X ? X->IgnoreParenImpCasts() : nullptr)) {
+      S.Var = dyn_cast<VarDecl>(DR->getDecl());
+      S.Carried = true;
+    }
+  }
   auto IsVar = [&](const clang::Expr *E) {
     const auto *DR =
         dyn_cast_or_null<DeclRefExpr>(E ? E->IgnoreParenImpCasts() : nullptr);
@@ -242,6 +257,29 @@ static ForShape forShape(const ForStmt *F) {
   if (!S.StepSign && !S.StepExpr)
     S.Var = nullptr; // not an induction variable we understand
   return S;
+}
+
+/// True if \p E is the loop variable \p LV, or `LV + c`, `c + LV`, `LV - c`
+/// with c free of LV; \p Off is then c (-c), or null for LV itself.
+static bool isLoopVarPlus(const ExprRef &E, const std::string &LV,
+                          ExprRef &Off) {
+  auto Is = [&](const ExprRef &X) {
+    return X && X->Op == ExprOp::Var && X->Name == LV;
+  };
+  Off = nullptr;
+  if (Is(E))
+    return true;
+  if (!E || E->Ops.size() != 2 ||
+      (E->Op != ExprOp::Add && E->Op != ExprOp::Sub))
+    return false;
+  for (int I = 0; I < 2; ++I)
+    if (Is(E->Ops[I]) && !E->Ops[1 - I]->mentions(LV) &&
+        (E->Op == ExprOp::Add || I == 0)) {
+      Off = E->Op == ExprOp::Add ? E->Ops[1 - I]
+                                 : Expr::unary(ExprOp::Neg, E->Ops[1]);
+      return true;
+    }
+  return false;
 }
 
 /// Splits `polled OP v` (or `v OP polled`) into OP and v.
@@ -461,23 +499,69 @@ void Builder::stmt(const Stmt *S) {
     }
     ExprRef C = If->getConditionVariable() ? Expr::opaque(text(If->getCond()))
                                            : rv(If->getCond());
+    // If-conversion of the integer locals (`if (Lo > N) Lo = N;`): inside
+    // the arms assignments have exact values under the arm's condition;
+    // after the `if`, a local assigned in an arm is `C ? then : else`.
+    std::optional<std::map<const ValueDecl *, ExprRef>> Before;
+    if (convertibleIf(If))
+      Before = intLocalValues();
+    if (Before)
+      ++frame().ArmGuards;
     Guards.push_back(C);
     stmt(If->getThen());
     Guards.pop_back();
     bool JThen = Jumped;
     Jumped = false;
+    // The else arm starts from the values before the `if`.
+    std::map<const ValueDecl *, ExprRef> AfterThen;
+    if (Before)
+      for (auto &[D, E] : *Before) {
+        Val &V = frame().Vars[D];
+        if (V.E != E) {
+          AfterThen[D] = V.E;
+          V.E = E;
+        }
+      }
     if (If->getElse()) {
       Guards.push_back(mkNot(C));
       stmt(If->getElse());
       Guards.pop_back();
     }
     Jumped = JThen && Jumped;
+    if (Before) {
+      --frame().ArmGuards;
+      for (auto &[D, E] : *Before) {
+        auto T = AfterThen.find(D);
+        ExprRef TE = T != AfterThen.end() ? T->second : E;
+        Val &V = frame().Vars[D];
+        if (TE == E && V.E == E)
+          continue;
+        const auto *VD = cast<VarDecl>(D);
+        ExprRef Unknown = localUnknown(VD);
+        auto Known = [&](const ExprRef &X) {
+          return X && !(X->Op == ExprOp::Var && Unknown->Op == ExprOp::Var &&
+                        X->Name == Unknown->Name);
+        };
+        ExprRef M =
+            Known(TE) && Known(V.E) && exactAssignment(VD)
+                ? defineLocal(VD, Expr::select(C, TE, V.E), If->getBeginLoc())
+                : nullptr;
+        V.E = M ? M : Unknown;
+      }
+    }
     return;
   }
   if (const auto *F = dyn_cast<ForStmt>(S)) {
     ForShape Sh = forShape(F);
     ExprRef InitV;
-    if (Sh.Var) {
+    if (Sh.Var && Sh.Carried) {
+      // The variable's value before the loop is its start when exactly
+      // known (`size_t i = tid; for (; i < n8; i += s)`); otherwise the
+      // loop is no induction loop, as before.
+      InitV = carriedStart(Sh.Var);
+      if (!InitV)
+        Sh.Var = nullptr;
+    } else if (Sh.Var) {
       InitV = rv(Sh.Init);
     } else if (F->getInit()) {
       stmt(F->getInit());
@@ -507,9 +591,13 @@ void Builder::stmt(const Stmt *S) {
     }
     if (Cond && Sh.Var && Cond->Ops.size() == 2) {
       std::string LV = "loop:" + std::to_string(Id);
-      bool L0 = Cond->Ops[0]->Op == ExprOp::Var && Cond->Ops[0]->Name == LV;
-      bool L1 = Cond->Ops[1]->Op == ExprOp::Var && Cond->Ops[1]->Name == LV;
+      // `i + c < b` (an unrolled loop's `i + 3 * s < n`) bounds i by b - c.
+      ExprRef Off0, Off1;
+      bool L0 = isLoopVarPlus(Cond->Ops[0], LV, Off0);
+      bool L1 = !L0 && isLoopVarPlus(Cond->Ops[1], LV, Off1);
       ExprRef Other = L0 ? Cond->Ops[1] : L1 ? Cond->Ops[0] : nullptr;
+      if (ExprRef Off = L0 ? Off0 : Off1; Other && Off)
+        Other = mkSub(Other, Off);
       ExprOp Op = Cond->Op;
       if (L1) // b > i  ==  i < b
         Op = Op == ExprOp::Gt   ? ExprOp::Lt

@@ -380,10 +380,43 @@ ExprRef Builder::localUnknown(const VarDecl *VD) {
                    std::to_string(Map.map(VD->getLocation()).Line));
 }
 
+/// True if \p S contains a statement that leaves it early (return, break,
+/// continue, goto).
+static bool hasJump(const Stmt *S) {
+  if (!S)
+    return false;
+  if (isa<ReturnStmt, BreakStmt, ContinueStmt, GotoStmt, IndirectGotoStmt>(S))
+    return true;
+  for (const Stmt *C : S->children())
+    if (hasJump(C))
+      return true;
+  return false;
+}
+
+bool Builder::straightLine() const {
+  const Frame &F = Frames.back();
+  return LoopStack.empty() && Jumps.empty() && !Jumped && !F.Dead &&
+         Guards.size() == F.GuardBase + F.ArmGuards;
+}
+
+bool Builder::convertibleIf(const IfStmt *If) const {
+  return straightLine() && !hasJump(If->getThen()) && !hasJump(If->getElse());
+}
+
+std::map<const ValueDecl *, ExprRef> Builder::intLocalValues() {
+  std::map<const ValueDecl *, ExprRef> R;
+  for (const auto &[D, V] : frame().Vars) {
+    const auto *VD = dyn_cast<VarDecl>(D);
+    if (isValueLocal(VD) && V.E &&
+        VD->getType().getNonReferenceType()->isIntegralOrEnumerationType())
+      R[D] = V.E;
+  }
+  return R;
+}
+
 bool Builder::exactAssignment(const VarDecl *VD) {
   if (!VD->getType().getNonReferenceType()->isIntegralOrEnumerationType() ||
-      !LoopStack.empty() || !Jumps.empty() || Jumped || frame().Dead ||
-      Guards.size() != frame().GuardBase)
+      !straightLine())
     return false;
   multiDefs(frame().FD); // fills EscapedCache
   if (EscapedCache[frame().FD].count(VD))
@@ -439,6 +472,20 @@ static bool mayAssign(const Stmt *S, const VarDecl *VD) {
     if (mayAssign(C, VD))
       return true;
   return false;
+}
+
+ExprRef Builder::carriedStart(const VarDecl *VD) {
+  if (!isValueLocal(VD) ||
+      !VD->getType().getNonReferenceType()->isIntegralOrEnumerationType())
+    return nullptr;
+  auto It = frame().Vars.find(VD);
+  if (It == frame().Vars.end() || !It->second.E)
+    return nullptr;
+  const ExprRef &E = It->second.E;
+  if (E->Op == ExprOp::Const ||
+      (E->Op == ExprOp::Var && K.LocalDefs.count(E->Name)))
+    return E;
+  return nullptr;
 }
 
 void Builder::forgetAssignedIn(const Stmt *Loop) {

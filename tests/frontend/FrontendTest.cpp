@@ -389,16 +389,98 @@ __global__ void k(unsigned *flag) {
   EXPECT_EQ(Got, (std::vector<std::string>{"polled == 0"}));
 }
 
+TEST(FrontendEvents, IfConversionKeepsExactValues) {
+  // `if (c) x = e;` at a straight-line point: after it, x is `c ? e : x0`;
+  // the else arm reads the value from before the `if`. An arm that returns
+  // is not converted.
+  FrontendResult R = build(R"(
+__device__ void clamp(int N, int &Lo) {
+  Lo = blockIdx.x * 8;
+  if (Lo > N)
+    Lo = N;
+}
+__global__ void k(float *y, int n) {
+  int Lo;
+  clamp(n, Lo);
+  y[Lo] = 1;
+  int A = n;
+  A = n + 1;
+  if (n > 4)
+    A = 2;
+  else
+    y[A] = 2;
+  y[A] = 3;
+  int B = n;
+  B = n + 2;
+  if (n > 5) {
+    B = 3;
+    return;
+  }
+  y[B] = 4;
+}
+)");
+  const KernelModel &K = kernel(R, "k");
+  std::vector<std::string> Got;
+  for (const Event &E : K.Events)
+    if (E.Kind == EventKind::Store)
+      Got.push_back(E.Addr.Index->str());
+  EXPECT_EQ(Got, (std::vector<std::string>{"local:Lo@2:4", "local:A@11:12",
+                                           "local:A@11:13", "local:B@18"}));
+  std::map<std::string, std::string> Defs;
+  for (const auto &[Name, V] : K.LocalDefs)
+    Defs[Name] = V->str();
+  EXPECT_EQ(
+      Defs,
+      (std::map<std::string, std::string>{
+          {"local:Lo@2:3", "bid.x * 8"},
+          {"local:Lo@2:5", "param:n"},
+          {"local:Lo@2:4",
+           "(local:Lo@2:3 > param:n) ? local:Lo@2:5 : local:Lo@2:3"},
+          {"local:A@11:12", "param:n + 1"},
+          {"local:A@11:14", "2"},
+          {"local:A@11:13", "(param:n > 4) ? local:A@11:14 : local:A@11:12"}}));
+}
+
+TEST(FrontendEvents, LoopsContinuingAVariableAndOffsetBounds) {
+  // A vector loop unrolled by four (`i + 3 * s < n8`: bound n8 - 3 * s)
+  // that starts from the variable's exact value, then a scalar tail that
+  // continues it from an unknown value (no induction loop, as before).
+  FrontendResult R = build(R"(
+__global__ void k(float *y, int n8) {
+  int I = threadIdx.x;
+  for (; I + 3 * blockDim.x < n8; I += 4 * blockDim.x)
+    y[I] = 1;
+  for (; I < n8; I += blockDim.x)
+    y[I] = 2;
+}
+)");
+  const KernelModel &K = kernel(R, "k");
+  ASSERT_EQ(K.Loops.size(), 2u);
+  EXPECT_EQ(K.Loops[0].InductionVar, "I");
+  ASSERT_TRUE(K.Loops[0].Init && K.Loops[0].Bound && K.Loops[0].Step);
+  EXPECT_EQ(K.Loops[0].Init->str(), "local:I@3:3");
+  EXPECT_EQ(K.Loops[0].Bound->str(), "param:n8 - (3 * bdim.x)");
+  EXPECT_EQ(K.Loops[0].Step->str(), "4 * bdim.x");
+  EXPECT_EQ(K.Loops[1].InductionVar, "");
+  EXPECT_EQ(K.Loops[1].Init, nullptr);
+  ASSERT_EQ(K.LocalDefs.size(), 1u);
+  EXPECT_EQ(K.LocalDefs.at("local:I@3:3")->str(), "tid.x");
+  std::vector<std::string> Got;
+  for (const Event &E : K.Events)
+    Got.push_back(E.Addr.Index->str());
+  EXPECT_EQ(Got, (std::vector<std::string>{"loop:0", "local:I@3"}));
+}
+
 TEST(FrontendEvents, LocalsAssignedUnderAGuardOrInALoopHaveNoExactValue) {
   FrontendResult R = build(R"(
-__device__ void setIf(bool C, int &X) { if (C) X = 5; }
+__device__ void inLoop(int N, int &X) { for (int i = 0; i < N; ++i) X = i; }
 __device__ void opaqueSet(int &X);
 __global__ void k(float *y, int n) {
   int A = 1;
   A = n * 2;
   y[A] = 1;              // exact: A = n * 2
-  if (n > 4)
-    A = 7;
+  switch (n) { case 4: A = 7; }
+  // (a switch: its case guards are not modeled)
   y[A] = 2;              // either value
   int B = n;
   B = n + 1;
@@ -408,7 +490,7 @@ __global__ void k(float *y, int n) {
   }
   int C = n;
   C = n + 2;
-  setIf(n > 1, C);       // assigned under the callee's guard
+  inLoop(n, C);          // assigned in the callee's loop
   y[C] = 4;
   int D = n;
   D = n + 3;

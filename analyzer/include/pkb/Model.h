@@ -453,7 +453,8 @@ struct KernelModel {
   /// (docs/model-schema.md, "local_defs"): "local:NAME@DECL:LINE" (a suffix
   /// `.N` keeps repeated inlinings apart) -> the value assigned at source
   /// line LINE by an assignment that runs whenever the kernel or its
-  /// inlined helper reaches it (no guard, loop or switch around it). The
+  /// inlined helper reaches it (no guard, loop or switch around it), or the
+  /// `c ? a : b` of an `if` whose arms assign it (LINE is the `if`'s). The
   /// expressions read such a name between that assignment and the next;
   /// the checkers treat it as an unknown of the agent and substitute the
   /// value only to confirm a finding (chk::Analysis::refine()).
