@@ -240,6 +240,8 @@ public:
   /// True if \p VD holds a value in the current frame: a local, or an
   /// out-parameter (Frame::OutParams).
   bool isValueLocal(const clang::VarDecl *VD);
+  /// True if \p E is the name of an exact value (a LocalDefs entry).
+  bool isExactName(const ExprRef &E) const;
   /// The value of \p VD that stands for "some value it was assigned": the
   /// constant all of its assignments store, else `local:NAME@DECL`.
   ExprRef localUnknown(const clang::VarDecl *VD);

@@ -923,15 +923,7 @@ void Builder::asmStmt(const GCCAsmStmt *A) {
 
 /// True if \p S contains a loop statement.
 static bool hasLoop(const Stmt *S) {
-  if (!S)
-    return false;
-  if (isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S) ||
-      isa<CXXForRangeStmt>(S))
-    return true;
-  for (const Stmt *C : S->children())
-    if (hasLoop(C))
-      return true;
-  return false;
+  return containsStmt<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S);
 }
 
 Val Builder::callUser(const CallExpr *CE, const FunctionDecl *Callee) {
@@ -982,10 +974,7 @@ Val Builder::callUser(const CallExpr *CE, const FunctionDecl *Callee) {
       if (VD && !VD->hasGlobalStorage() &&
           (!isa<ParmVarDecl>(VD) || isValueLocal(VD))) {
         V = eval(A); // a local passed by reference: its value
-        if (VD->getType()
-                .getNonReferenceType()
-                ->isIntegralOrEnumerationType() &&
-            P->getType().getNonReferenceType()->isIntegralOrEnumerationType())
+        if (isIntegerVar(VD) && isIntegerVar(P))
           Outs.push_back({P, VD, V.E});
       } else {
         V.P = lvalue(A);
@@ -1071,8 +1060,7 @@ Val Builder::callUser(const CallExpr *CE, const FunctionDecl *Callee) {
   for (const auto &[VD, E] : Final) {
     if (!E)
       continue;
-    bool Exact = E->Op == ExprOp::Var && K.LocalDefs.count(E->Name) &&
-                 exactAssignment(VD);
+    bool Exact = isExactName(E) && exactAssignment(VD);
     frame().Vars[VD].E = Exact ? E : localUnknown(VD);
     frame().LoadedFrom.erase(VD);
   }

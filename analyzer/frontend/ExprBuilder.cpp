@@ -362,6 +362,46 @@ static ExprRef arith(ExprOp Op, ExprRef A, ExprRef B) {
 // Declarations.
 //===----------------------------------------------------------------------===//
 
+/// True if \p S assigns to \p VD (`=`, compound assignment, `++`/`--`);
+/// with \p Indirect also where it may (its address, an inline-asm output, a
+/// non-const reference argument of a call).
+static bool assignsTo(const Stmt *S, const VarDecl *VD, bool Indirect = false) {
+  if (!S)
+    return false;
+  auto Is = [VD](const clang::Expr *E) {
+    const auto *DR =
+        dyn_cast_or_null<DeclRefExpr>(E ? E->IgnoreParenImpCasts() : nullptr);
+    return DR && DR->getDecl() == VD;
+  };
+  if (const auto *BO = dyn_cast<BinaryOperator>(S))
+    if (BO->isAssignmentOp() && Is(BO->getLHS()))
+      return true;
+  if (const auto *UO = dyn_cast<UnaryOperator>(S))
+    if ((UO->isIncrementDecrementOp() ||
+         (Indirect && UO->getOpcode() == UO_AddrOf)) &&
+        Is(UO->getSubExpr()))
+      return true;
+  if (Indirect) {
+    if (const auto *A = dyn_cast<GCCAsmStmt>(S))
+      for (unsigned I = 0; I < A->getNumOutputs(); ++I)
+        if (Is(A->getOutputExpr(I)))
+          return true;
+    bool Found = false;
+    if (const auto *CE = dyn_cast<CallExpr>(S))
+      forEachMutableRefArg(CE, [&](const clang::Expr *A) { Found |= Is(A); });
+    if (Found)
+      return true;
+  }
+  for (const Stmt *C : S->children())
+    if (assignsTo(C, VD, Indirect))
+      return true;
+  return false;
+}
+
+bool Builder::isExactName(const ExprRef &E) const {
+  return E && E->Op == ExprOp::Var && K.LocalDefs.count(E->Name);
+}
+
 bool Builder::isValueLocal(const VarDecl *VD) {
   if (!VD || VD->hasGlobalStorage())
     return false;
@@ -380,19 +420,6 @@ ExprRef Builder::localUnknown(const VarDecl *VD) {
                    std::to_string(Map.map(VD->getLocation()).Line));
 }
 
-/// True if \p S contains a statement that leaves it early (return, break,
-/// continue, goto).
-static bool hasJump(const Stmt *S) {
-  if (!S)
-    return false;
-  if (isa<ReturnStmt, BreakStmt, ContinueStmt, GotoStmt, IndirectGotoStmt>(S))
-    return true;
-  for (const Stmt *C : S->children())
-    if (hasJump(C))
-      return true;
-  return false;
-}
-
 bool Builder::straightLine() const {
   const Frame &F = Frames.back();
   return LoopStack.empty() && Jumps.empty() && !Jumped && !F.Dead &&
@@ -400,23 +427,26 @@ bool Builder::straightLine() const {
 }
 
 bool Builder::convertibleIf(const IfStmt *If) const {
-  return straightLine() && !hasJump(If->getThen()) && !hasJump(If->getElse());
+  // No arm leaves early (return, break, continue, goto).
+  auto Jumps = [](const Stmt *Arm) {
+    return containsStmt<ReturnStmt, BreakStmt, ContinueStmt, GotoStmt,
+                        IndirectGotoStmt>(Arm);
+  };
+  return straightLine() && !Jumps(If->getThen()) && !Jumps(If->getElse());
 }
 
 std::map<const ValueDecl *, ExprRef> Builder::intLocalValues() {
   std::map<const ValueDecl *, ExprRef> R;
   for (const auto &[D, V] : frame().Vars) {
     const auto *VD = dyn_cast<VarDecl>(D);
-    if (isValueLocal(VD) && V.E &&
-        VD->getType().getNonReferenceType()->isIntegralOrEnumerationType())
+    if (isValueLocal(VD) && V.E && isIntegerVar(VD))
       R[D] = V.E;
   }
   return R;
 }
 
 bool Builder::exactAssignment(const VarDecl *VD) {
-  if (!VD->getType().getNonReferenceType()->isIntegralOrEnumerationType() ||
-      !straightLine())
+  if (!isIntegerVar(VD) || !straightLine())
     return false;
   multiDefs(frame().FD); // fills EscapedCache
   if (EscapedCache[frame().FD].count(VD))
@@ -441,49 +471,14 @@ ExprRef Builder::defineLocal(const VarDecl *VD, const ExprRef &V,
   return Expr::var(Unique);
 }
 
-/// True if \p S may assign \p VD: an assignment, an increment, its address,
-/// an inline-asm output, or a non-const reference argument of a call.
-static bool mayAssign(const Stmt *S, const VarDecl *VD) {
-  if (!S)
-    return false;
-  auto Is = [VD](const clang::Expr *E) {
-    const auto *DR =
-        dyn_cast_or_null<DeclRefExpr>(E ? E->IgnoreParenImpCasts() : nullptr);
-    return DR && DR->getDecl() == VD;
-  };
-  if (const auto *BO = dyn_cast<BinaryOperator>(S))
-    if (BO->isAssignmentOp() && Is(BO->getLHS()))
-      return true;
-  if (const auto *UO = dyn_cast<UnaryOperator>(S))
-    if ((UO->isIncrementDecrementOp() || UO->getOpcode() == UO_AddrOf) &&
-        Is(UO->getSubExpr()))
-      return true;
-  if (const auto *A = dyn_cast<GCCAsmStmt>(S))
-    for (unsigned I = 0; I < A->getNumOutputs(); ++I)
-      if (Is(A->getOutputExpr(I)))
-        return true;
-  if (const auto *CE = dyn_cast<CallExpr>(S)) {
-    bool Found = false;
-    forEachMutableRefArg(CE, [&](const clang::Expr *A) { Found |= Is(A); });
-    if (Found)
-      return true;
-  }
-  for (const Stmt *C : S->children())
-    if (mayAssign(C, VD))
-      return true;
-  return false;
-}
-
 ExprRef Builder::carriedStart(const VarDecl *VD) {
-  if (!isValueLocal(VD) ||
-      !VD->getType().getNonReferenceType()->isIntegralOrEnumerationType())
+  if (!isValueLocal(VD) || !isIntegerVar(VD))
     return nullptr;
   auto It = frame().Vars.find(VD);
   if (It == frame().Vars.end() || !It->second.E)
     return nullptr;
   const ExprRef &E = It->second.E;
-  if (E->Op == ExprOp::Const ||
-      (E->Op == ExprOp::Var && K.LocalDefs.count(E->Name)))
+  if (E->Op == ExprOp::Const || isExactName(E))
     return E;
   return nullptr;
 }
@@ -491,8 +486,7 @@ ExprRef Builder::carriedStart(const VarDecl *VD) {
 void Builder::forgetAssignedIn(const Stmt *Loop) {
   for (auto &[D, V] : frame().Vars) {
     const auto *VD = dyn_cast<VarDecl>(D);
-    if (VD && V.E && V.E->Op == ExprOp::Var && K.LocalDefs.count(V.E->Name) &&
-        mayAssign(Loop, VD))
+    if (VD && isExactName(V.E) && assignsTo(Loop, VD, /*Indirect=*/true))
       V.E = localUnknown(VD);
   }
 }
@@ -504,8 +498,7 @@ void Builder::forgetRefArgs(const CallExpr *CE) {
     if (!isValueLocal(VD))
       return;
     auto It = frame().Vars.find(VD);
-    if (It != frame().Vars.end() && It->second.E &&
-        VD->getType().getNonReferenceType()->isIntegralOrEnumerationType())
+    if (It != frame().Vars.end() && It->second.E && isIntegerVar(VD))
       It->second.E = localUnknown(VD);
   });
 }
@@ -531,26 +524,6 @@ void Builder::bindLocal(const VarDecl *VD, Val V) {
   if (V.Obj && !VD->getType()->isReferenceType())
     V.Obj = std::make_shared<ObjFields>(*V.Obj);
   frame().Vars[VD] = std::move(V);
-}
-
-/// True if \p S assigns to \p VD (`=`, compound assignment, `++`/`--`).
-static bool assignsTo(const Stmt *S, const VarDecl *VD) {
-  if (!S)
-    return false;
-  auto Is = [VD](const clang::Expr *E) {
-    const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
-    return DR && DR->getDecl() == VD;
-  };
-  if (const auto *BO = dyn_cast<BinaryOperator>(S))
-    if (BO->isAssignmentOp() && Is(BO->getLHS()))
-      return true;
-  if (const auto *UO = dyn_cast<UnaryOperator>(S))
-    if (UO->isIncrementDecrementOp() && Is(UO->getSubExpr()))
-      return true;
-  for (const Stmt *C : S->children())
-    if (assignsTo(C, VD))
-      return true;
-  return false;
 }
 
 Val Builder::declRef(const ValueDecl *D, const clang::Expr *At) {
@@ -1012,9 +985,7 @@ Val Builder::evalOther(const clang::Expr *E) {
           }
           // An integer local: the exact value of a plain assignment that
           // always runs and reads no memory, else "some assigned value".
-          if (VD->getType()
-                  .getNonReferenceType()
-                  ->isIntegralOrEnumerationType()) {
+          if (isIntegerVar(VD)) {
             ExprRef Exact =
                 Op == BO_Assign && LastLoad == LastBefore && exactAssignment(VD)
                     ? defineLocal(VD, R.E, BO->getBeginLoc())
@@ -1096,9 +1067,7 @@ Val Builder::evalOther(const clang::Expr *E) {
             Val V = declRef(VD, S);
             if (V.P)
               V.P->Index = nullptr;
-            if (VD->getType()
-                    .getNonReferenceType()
-                    ->isIntegralOrEnumerationType())
+            if (isIntegerVar(VD))
               V.E = localUnknown(VD);
             frame().Vars[VD] = V;
             frame().LoadedFrom.erase(VD);

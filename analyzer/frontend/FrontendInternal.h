@@ -17,6 +17,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/OperationKinds.h"
+#include "clang/AST/Stmt.h"
 #include "clang/Basic/SourceLocation.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -117,6 +118,25 @@ std::optional<ExprOp> hostBinaryOp(clang::BinaryOperatorKind K);
 /// the C++ library), or has no location: calls to such functions are not
 /// inlined.
 bool inSystemHeader(const clang::ASTContext &Ctx, const clang::Decl *D);
+
+/// True if \p S or a statement inside it is one of \p Ts (`containsStmt<
+/// ForStmt, WhileStmt>(Body)`).
+template <class... Ts> bool containsStmt(const clang::Stmt *S) {
+  if (!S)
+    return false;
+  if (llvm::isa<Ts...>(S))
+    return true;
+  for (const clang::Stmt *C : S->children())
+    if (containsStmt<Ts...>(C))
+      return true;
+  return false;
+}
+
+/// True if \p VD holds an integer (or enum) value, also through a
+/// reference (`size_t &Lo`): the locals that LocalDefs names.
+inline bool isIntegerVar(const clang::VarDecl *VD) {
+  return VD->getType().getNonReferenceType()->isIntegralOrEnumerationType();
+}
 
 /// True if \p T is a reference to a non-const type (`size_t &`): a
 /// parameter or variable of this type may assign what it is bound to.
