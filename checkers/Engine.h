@@ -251,7 +251,10 @@ struct FactorValueCache {
 
 /// Everything a checker needs about one kernel. Constructing it classifies
 /// events (cheap); solver work happens on demand.
+class ExactValues;
+
 class Analysis {
+  friend class ExactValues;
   /// A copy of the kernel, enriched, when the caller passed a kernel that
   /// enrich() has not seen (declared first: K may refer to it).
   std::unique_ptr<KernelModel> OwnK;
@@ -445,6 +448,33 @@ public:
   /// and never decides one from an undecided query.
   Outcome refine(Outcome R, const std::function<Encoded()> &Build,
                  const WitnessSpec &Wit);
+  /// The query that \p Build encodes, with locals translated by their
+  /// exact values and under the case \p Case of a case split
+  /// (unknownConditions(); \p Build may also open ExactValues scopes of its
+  /// own, one per case), solved under 1/8 of a query's limit like
+  /// refine(); the outcome when it is satisfiable exactly (no
+  /// approximation, no unbound parameter), else nullopt. Also nullopt,
+  /// unsolved, when the translation read no local with an exact value and
+  /// decided no select by a case (nothing would change).
+  std::optional<Outcome> solveExact(const std::function<Encoded()> &Build,
+                                    const WitnessSpec &Wit,
+                                    std::map<std::string, bool> Case = {});
+  /// The expressions that decide whether and where event \p I runs: its
+  /// guards, its address and its enclosing loops' start, bound and step.
+  std::vector<ExprRef> eventExprs(size_t I) const;
+  /// Agents \p A and \p B are one thread in one iteration of the loops
+  /// around every event of \p Events (same rank, block and thread, equal
+  /// iteration counters): a case split over a local without an exact value
+  /// joins one agent per case this way, so the cases are that thread's.
+  z3::expr oneThread(int A, int B, const std::vector<size_t> &Events);
+  /// The distinct conditions of the selects in \p Es, and in the exact
+  /// values of the locals they read (KernelModel::LocalDefs), that read a
+  /// local without an exact value and no other variable that a query
+  /// could fix (a pointer's alignment, `(Or & 15) ? 0 : n / 8`), at most
+  /// \p Max; nullopt when there are more. A finding that holds exactly in
+  /// every case of CaseSplit over them holds whatever the locals' values.
+  std::optional<std::vector<std::string>>
+  unknownConditions(const std::vector<ExprRef> &Es, size_t Max) const;
   /// Distinct assignments of \p Xs satisfying \p F for world size \p W
   /// and launch \p L, at most \p Cap; \p Complete is false if there were
   /// more (or the solver gave up). The rows do not carry \p F's flag: a
@@ -642,8 +672,18 @@ private:
   /// tr() translates a local with an exact value (KernelModel::LocalDefs)
   /// by that value instead of the agent's unknown (refine()).
   bool ExactLocals = false;
+  /// A case of a case split over the conditions of unknownConditions():
+  /// tr() translates a select whose condition is spelled like a key
+  /// (Expr::str()) as its then (true) or else (false) operand.
+  std::map<std::string, bool> CaseSplit;
+  /// Addends of the events' byte offsets (Expr::str()) that range() leaves
+  /// out: an offset common to every access of a buffer (PART-004).
+  std::set<std::string> DroppedAddends;
   /// refine() solves under queryLimit() >> LimitShift.
   unsigned LimitShift = 0;
+  /// True if a translation since the last reset decided a select by
+  /// CaseSplit.
+  bool SplitUsed = false;
   /// True if a translation since the last reset read a local with an exact
   /// value (refine() skips queries without one).
   bool ReadDefinedLocal = false;
@@ -656,6 +696,44 @@ private:
   std::optional<bool> PerBlock;
   std::map<unsigned, size_t> LoopFirst, LoopLast; // event index span
 };
+
+/// While alive, \p A translates locals by their exact values
+/// (Analysis::ExactLocals) under the case \p Case of a case split
+/// (Analysis::CaseSplit), and its ranges leave out the byte-offset addends
+/// \p Dropped (Analysis::DroppedAddends); restores the previous state on
+/// destruction (scopes nest: one query may join several cases).
+class ExactValues {
+  Analysis &A;
+  bool OldExact;
+  std::map<std::string, bool> OldCase;
+  std::set<std::string> OldDropped;
+
+public:
+  explicit ExactValues(Analysis &A, std::map<std::string, bool> Case = {},
+                       std::set<std::string> Dropped = {})
+      : A(A), OldExact(A.ExactLocals), OldCase(std::move(A.CaseSplit)),
+        OldDropped(std::move(A.DroppedAddends)) {
+    A.ExactLocals = true;
+    A.CaseSplit = std::move(Case);
+    A.DroppedAddends = std::move(Dropped);
+  }
+  ~ExactValues() {
+    A.ExactLocals = OldExact;
+    A.CaseSplit = std::move(OldCase);
+    A.DroppedAddends = std::move(OldDropped);
+  }
+  ExactValues(const ExactValues &) = delete;
+  ExactValues &operator=(const ExactValues &) = delete;
+};
+
+/// The addends of \p E's top-level sum (`a + b + c`: a, b, c; \p E itself
+/// when it is no sum), appended to \p Out.
+void addends(const ExprRef &E, std::vector<ExprRef> &Out);
+
+/// Every assignment of true and false to \p Conds (2^n cases; one empty
+/// case for none).
+std::vector<std::map<std::string, bool>>
+caseSplit(const std::vector<std::string> &Conds);
 
 /// \p E with every non-linear product `f * t` whose factor f is a split
 /// variable of \p Split, or else a term over split variables only with at

@@ -281,6 +281,13 @@ z3::expr Analysis::tr(const ExprRef &E, int A, bool &Approx) {
   case ExprOp::Not:
     return -Op(0) - 1;
   case ExprOp::Select:
+    if (!CaseSplit.empty()) {
+      auto It = CaseSplit.find(E->Ops[0]->str());
+      if (It != CaseSplit.end()) {
+        SplitUsed = true;
+        return It->second ? Op(1) : Op(2);
+      }
+    }
     return z3::ite(trBool(E->Ops[0], A, Approx), Op(1), Op(2));
   case ExprOp::LNot:
   case ExprOp::LAnd:
@@ -398,6 +405,99 @@ Encoded Analysis::loopCons(unsigned Id, int A) {
   return loopDef(Id, A) && loopBound(Id, A);
 }
 
+std::vector<ExprRef> Analysis::eventExprs(size_t I) const {
+  const Event &E = ev(I);
+  std::vector<ExprRef> Es = E.Guard;
+  Es.insert(Es.end(), {E.Addr.Index, E.Addr.ByteOffset, E.Addr.Peer});
+  for (unsigned Id : E.Loops)
+    if (const Loop *L = K.findLoop(Id))
+      Es.insert(Es.end(), {L->Init, L->Bound, L->Step});
+  return Es;
+}
+
+z3::expr Analysis::oneThread(int A, int B, const std::vector<size_t> &Events) {
+  z3::expr R = sameRank(A, B) && sameBlock(A, B) && sameThread(A, B);
+  if (Events.empty())
+    return R;
+  for (unsigned L : ev(Events[0]).Loops)
+    if (std::all_of(Events.begin(), Events.end(), [&](size_t I) {
+          const std::vector<unsigned> &Ls = ev(I).Loops;
+          return std::find(Ls.begin(), Ls.end(), L) != Ls.end();
+        }))
+      R = R && iterVar(L, A) == iterVar(L, B);
+  return R;
+}
+
+void addends(const ExprRef &E, std::vector<ExprRef> &Out) {
+  if (E && E->Op == ExprOp::Add) {
+    addends(E->Ops[0], Out);
+    addends(E->Ops[1], Out);
+    return;
+  }
+  Out.push_back(E);
+}
+
+std::vector<std::map<std::string, bool>>
+caseSplit(const std::vector<std::string> &Conds) {
+  std::vector<std::map<std::string, bool>> R(size_t(1) << Conds.size());
+  for (size_t I = 0; I < R.size(); ++I)
+    for (size_t C = 0; C < Conds.size(); ++C)
+      R[I][Conds[C]] = (I >> C) & 1;
+  return R;
+}
+
+std::optional<std::vector<std::string>>
+Analysis::unknownConditions(const std::vector<ExprRef> &Es, size_t Max) const {
+  std::vector<std::string> Out;
+  std::set<std::string> Seen; // LocalDefs names already followed
+  bool Over = false;
+  // True if \p C reads a local without an exact value and nothing but
+  // constants besides.
+  std::function<bool(const ExprRef &, bool &)> OnlyUnknown =
+      [&](const ExprRef &C, bool &Any) -> bool {
+    if (!C || C->Op == ExprOp::Opaque)
+      return false;
+    if (C->Op == ExprOp::Var) {
+      bool Unknown =
+          startsWith(C->Name, "local:") && !K.LocalDefs.count(C->Name);
+      Any = Any || Unknown;
+      return Unknown;
+    }
+    return std::all_of(C->Ops.begin(), C->Ops.end(),
+                       [&](const ExprRef &X) { return OnlyUnknown(X, Any); });
+  };
+  std::function<void(const ExprRef &)> Walk = [&](const ExprRef &E) {
+    if (!E || Over)
+      return;
+    if (E->Op == ExprOp::Var) {
+      auto D = K.LocalDefs.find(E->Name);
+      if (D != K.LocalDefs.end() && Seen.insert(E->Name).second)
+        Walk(D->second);
+      return;
+    }
+    if (E->Op == ExprOp::Select) {
+      bool Any = false;
+      if (OnlyUnknown(E->Ops[0], Any) && Any) {
+        std::string S = E->Ops[0]->str();
+        if (std::find(Out.begin(), Out.end(), S) == Out.end()) {
+          if (Out.size() == Max) {
+            Over = true;
+            return;
+          }
+          Out.push_back(S);
+        }
+      }
+    }
+    for (const ExprRef &X : E->Ops)
+      Walk(X);
+  };
+  for (const ExprRef &E : Es)
+    Walk(E);
+  if (Over)
+    return std::nullopt;
+  return Out;
+}
+
 Encoded Analysis::exec(size_t I, int A) {
   const Event &E = ev(I);
   z3::expr R = agentRange(A);
@@ -455,8 +555,15 @@ Analysis::Range Analysis::range(size_t I, int A) {
   unsigned U = unitOf(I);
   z3::expr Lo = E.Addr.Index ? tr(E.Addr.Index, A, Approx) * Z.int_val(U)
                              : tr(nullptr, A, Approx);
-  if (E.Addr.ByteOffset)
+  if (E.Addr.ByteOffset && DroppedAddends.empty()) {
     Lo = Lo + tr(E.Addr.ByteOffset, A, Approx);
+  } else if (E.Addr.ByteOffset) {
+    std::vector<ExprRef> Terms;
+    addends(E.Addr.ByteOffset, Terms);
+    for (const ExprRef &T : Terms)
+      if (!DroppedAddends.count(T->str()))
+        Lo = Lo + tr(T, A, Approx);
+  }
   z3::expr Hi = Lo + Z.int_val(std::max(1u, E.Width));
   return {{Owner, OwnerApprox}, {Lo, Approx}, {Hi, Approx}};
 }

@@ -1175,12 +1175,21 @@ Outcome Analysis::refine(Outcome R, const std::function<Encoded()> &Build,
                          const WitnessSpec &Wit) {
   if (!R.sat() || (!R.Approx && R.Unbound.empty()) || K.LocalDefs.empty())
     return R;
-  ReadDefinedLocal = false;
-  ExactLocals = true;
-  Encoded Q = Build();
-  ExactLocals = false;
-  if (!ReadDefinedLocal || Q.Approx)
-    return R;
+  if (std::optional<Outcome> X = solveExact(Build, Wit))
+    return std::move(*X);
+  return R;
+}
+
+std::optional<Outcome>
+Analysis::solveExact(const std::function<Encoded()> &Build,
+                     const WitnessSpec &Wit, std::map<std::string, bool> Case) {
+  ReadDefinedLocal = SplitUsed = false;
+  Encoded Q = [&] {
+    ExactValues X(*this, std::move(Case));
+    return Build();
+  }();
+  if ((!SplitUsed && !ReadDefinedLocal) || Q.Approx)
+    return std::nullopt;
   // A cheaper attempt: the values are often non-linear (a block's range
   // `bid.x * per`), and an undecided refinement only keeps the Warning.
   // The unknowns of this attempt count like any other query's towards the
@@ -1192,7 +1201,7 @@ Outcome Analysis::refine(Outcome R, const std::function<Encoded()> &Build,
   *LimitHits = Hits;
   if (X.sat() && !X.Approx && X.Unbound.empty())
     return X;
-  return R;
+  return std::nullopt;
 }
 
 } // namespace pkb::chk

@@ -36,6 +36,7 @@ public:
       // whose execution is proven exactly; if every such write needs
       // approximations (opaque values, unknown locals), the nearest one.
       std::optional<std::pair<size_t, Outcome>> Best;
+      std::vector<size_t> Writes; // the candidates, nearest first
       for (size_t W = S; W-- > 0;) {
         if (!A.isPeerVisible(W) || !isWriteEvent(A.ev(W)))
           continue;
@@ -46,6 +47,7 @@ public:
             Fenced = true;
         if (Fenced)
           break;
+        Writes.push_back(W);
         auto Build = [&] {
           return A.exec(W, 1) && A.exec(S, 2) && A.sameRank(1, 2) &&
                  A.sameBlock(1, 2);
@@ -68,6 +70,9 @@ public:
       }
       if (!Best)
         continue;
+      if (Best->second.Approx || !Best->second.Unbound.empty())
+        if (auto X = everyCase(A, S, Writes))
+          Best = std::move(X);
       Finding Fd = makeFinding(
           info().Id, A.K, Sig.Loc,
           "signal " + describe(Sig) +
@@ -82,6 +87,53 @@ public:
       applyOutcome(Fd, Best->second);
       emit(Out, std::move(Fd));
     }
+  }
+
+private:
+  /// A case split over the conditions of the candidate writes \p Writes
+  /// (nearest first) that read locals without an exact value
+  /// (Analysis::unknownConditions(): a vector path taken only for aligned
+  /// pointers, a scalar one otherwise): one query in which the signal \p S
+  /// runs (agent 2) and, for each case, an agent (1 for the first case, then
+  /// 3, 4, ...) runs a write under that case in the signalling block, all
+  /// of them one thread (Analysis::oneThread()). Whichever way the
+  /// conditions go for that thread, it writes before the signal. The write
+  /// of the first case (the nearest that works) and the outcome; nullopt
+  /// when no write shows it or there is no condition to split.
+  static std::optional<std::pair<size_t, Outcome>>
+  everyCase(Analysis &A, size_t S, const std::vector<size_t> &Writes) {
+    std::vector<ExprRef> Es;
+    for (size_t W : Writes) {
+      std::vector<ExprRef> X = A.eventExprs(W);
+      Es.insert(Es.end(), X.begin(), X.end());
+    }
+    std::optional<std::vector<std::string>> Conds =
+        A.unknownConditions(Es, /*Max=*/2);
+    if (!Conds || Conds->empty())
+      return std::nullopt;
+    const std::vector<std::map<std::string, bool>> Cases = caseSplit(*Conds);
+    WitnessSpec Wit = A.agentWitness({1, 2});
+    for (size_t First : Writes) {
+      auto Build = [&] {
+        Encoded F = A.exec(S, 2);
+        for (size_t K = 0; K < Cases.size(); ++K) {
+          const int Ag = K == 0 ? 1 : int(K) + 2;
+          ExactValues X(A, Cases[K]);
+          Encoded Runs = A.exec(First, Ag);
+          if (K > 0) {
+            Runs = Encoded(A.Z.bool_val(false));
+            for (size_t W : Writes)
+              Runs = Runs || A.exec(W, Ag);
+            Runs = Runs && A.oneThread(1, Ag, Writes);
+          }
+          F = F && Runs && A.sameRank(2, Ag) && A.sameBlock(2, Ag);
+        }
+        return F;
+      };
+      if (std::optional<Outcome> O = A.solveExact(Build, Wit))
+        return std::make_pair(First, std::move(*O));
+    }
+    return std::nullopt;
   }
 };
 

@@ -24,6 +24,9 @@
 #include "Checks.h"
 #include "Engine.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <tuple>
 
@@ -92,23 +95,34 @@ std::vector<Interval> merged(std::vector<Interval> V) {
   return R;
 }
 
-/// True if an expression of event \p E or of its enclosing loops mentions a
-/// parameter (`param:NAME`) outside \p Bound or a device variable
-/// (`global:NAME`): a value no launch fixes.
-bool mentionsFreeParam(const KernelModel &K, const Event &E,
-                       const std::map<std::string, int64_t> &Bound) {
+/// True if an expression of event \p I or of its enclosing loops mentions a
+/// parameter (`param:NAME`) that launch \p L neither binds to a constant
+/// nor sets from the call counter (LaunchDims::HostBind), or a device
+/// variable (`global:NAME`): a value no launch fixes. The byte-offset
+/// addends \p Dropped (commonAddends()) do not count.
+bool mentionsFreeParam(const Analysis &A, size_t I, const LaunchDims &L,
+                       const std::set<std::string> &Dropped) {
   auto Free = [&](const std::string &N) {
-    return (startsWith(N, "param:") && !Bound.count(N)) ||
+    return (startsWith(N, "param:") && !L.Bind.count(N) &&
+            !L.HostBind.count(N)) ||
            startsWith(N, "global:");
   };
-  std::vector<ExprRef> Es = E.Guard;
-  Es.insert(Es.end(), {E.Addr.Index, E.Addr.ByteOffset, E.Addr.Peer});
-  for (unsigned Id : E.Loops)
-    if (const Loop *L = K.findLoop(Id))
-      Es.insert(Es.end(), {L->Init, L->Bound, L->Step});
+  std::vector<ExprRef> Es = A.eventExprs(I);
+  if (const ExprRef &B = A.ev(I).Addr.ByteOffset; B && !Dropped.empty()) {
+    Es.erase(std::find(Es.begin(), Es.end(), B));
+    std::vector<ExprRef> Terms;
+    addends(B, Terms);
+    for (const ExprRef &T : Terms)
+      if (!Dropped.count(T->str()))
+        Es.push_back(T);
+  }
   return std::any_of(Es.begin(), Es.end(),
                      [&](const ExprRef &X) { return anyVar(X, Free); });
 }
+
+/// Most conditions of a case split over a read's unknown conditions
+/// (Analysis::unknownConditions()).
+constexpr size_t MaxSplit = 2;
 
 class Part004 : public Checker {
 public:
@@ -407,27 +421,133 @@ private:
     });
   }
 
+  /// The element count of a call: its parameter variable ("param:N"), the
+  /// launch argument's text and its host value (LaunchSite::Arg::Host).
+  struct CountArg {
+    std::string Var, Text;
+    ExprRef Host;
+  };
+
   /// The element count of call \p C: its one `ElementCount` parameter that
-  /// the launch does not bind to a constant, as (parameter variable,
-  /// argument text); nullopt when there are several.
-  static std::optional<std::pair<std::string, std::string>>
-  countParam(const CallSite &C) {
-    std::optional<std::pair<std::string, std::string>> R;
+  /// the launch does not bind to a constant; among several, the one whose
+  /// host value is a tensor's element count (`host:In[0].numel`); nullopt
+  /// when that leaves none or several.
+  static std::optional<CountArg> countParam(const CallSite &C) {
+    std::vector<CountArg> Rs;
     for (const Param &P : C.K->Params) {
       if (P.Role != ParamRole::ElementCount)
         continue;
       std::optional<size_t> I = argIndex(*C.L, P.Name);
       if (!I || constOf(C.L->Args[*I].Value))
         continue;
-      if (R)
-        return std::nullopt;
-      R = {{"param:" + P.Name, C.L->Args[*I].Text}};
+      const LaunchSite::Arg &Arg = C.L->Args[*I];
+      Rs.push_back({"param:" + P.Name, Arg.Text, Arg.Host});
     }
-    return R;
+    if (Rs.size() > 1)
+      std::erase_if(Rs, [](const CountArg &X) {
+        return !X.Host || X.Host->Op != ExprOp::Var ||
+               !(startsWith(X.Host->Name, "host:In[") ||
+                 startsWith(X.Host->Name, "host:Out[")) ||
+               !X.Host->Name.ends_with(".numel");
+      });
+    if (Rs.size() != 1)
+      return std::nullopt;
+    return Rs[0];
+  }
+
+  /// The value of host expression \p E when the host value \p Count (a
+  /// variable) is \p N; nullopt when \p E reads anything else than it and
+  /// constants, or divides by zero.
+  static std::optional<int64_t> hostValueAt(const ExprRef &E,
+                                            const ExprRef &Count, int64_t N) {
+    if (!E)
+      return std::nullopt;
+    if (E->Op == ExprOp::Const)
+      return E->Value;
+    if (E->Op == ExprOp::Var)
+      return Count && E->Name == Count->Name ? std::optional(N) : std::nullopt;
+    if (E->Ops.size() != 2)
+      return std::nullopt;
+    std::optional<int64_t> X = hostValueAt(E->Ops[0], Count, N),
+                           Y = hostValueAt(E->Ops[1], Count, N);
+    if (!X || !Y)
+      return std::nullopt;
+    switch (E->Op) {
+    case ExprOp::Add:
+      return *X + *Y;
+    case ExprOp::Sub:
+      return *X - *Y;
+    case ExprOp::Mul:
+      return *X * *Y;
+    case ExprOp::Div:
+      return *Y ? std::optional(*X / *Y) : std::nullopt;
+    case ExprOp::Rem:
+      return *Y ? std::optional(*X % *Y) : std::nullopt;
+    default:
+      return std::nullopt;
+    }
+  }
+
+  /// The parameters of call \p C that element count \p N fixes: those
+  /// passed the count's argument, and those whose host value reads only
+  /// the count's host value and constants (`Slot = (numel + 7) / 8 * 8`).
+  static std::map<std::string, int64_t>
+  countBinds(const CallSite &C, const CountArg &Count, int64_t N) {
+    std::map<std::string, int64_t> Bind;
+    for (const LaunchSite::Arg &Arg : C.L->Args) {
+      if (constOf(Arg.Value))
+        continue;
+      if (Arg.Text == Count.Text)
+        Bind["param:" + Arg.Param] = N;
+      else if (Count.Host && Count.Host->Op == ExprOp::Var)
+        if (std::optional<int64_t> V = hostValueAt(Arg.Host, Count.Host, N))
+          Bind["param:" + Arg.Param] = *V;
+    }
+    return Bind;
+  }
+
+  /// The addends of the byte offsets (Expr::str()) that every read \p Rs
+  /// and write \p Ws of a buffer has, when all are in one kernel call, and
+  /// whose variables are the same for every agent of that call
+  /// (parameters, world size, host values): a double buffer's half
+  /// `(Epoch & 1) * HalfBytes`. Relative to them, a write of the call
+  /// covers a read of the same call exactly when it does in absolute terms.
+  static std::set<std::string> commonAddends(const std::vector<CallSite> &Calls,
+                                             const std::vector<Access> &Ws,
+                                             const std::vector<Access> &Rs) {
+    std::vector<Access> All = Ws;
+    All.insert(All.end(), Rs.begin(), Rs.end());
+    std::optional<std::set<std::string>> Common;
+    for (const Access &X : All) {
+      if (X.Call != All[0].Call)
+        return {};
+      std::vector<ExprRef> Terms;
+      addends(Calls[X.Call].K->Events[X.Ev].Addr.ByteOffset, Terms);
+      const KernelModel &K = *Calls[X.Call].K;
+      // A parameter with the rank role is the rank (Analysis::var()).
+      auto PerAgent = [&](const std::string &N) {
+        const Param *P =
+            startsWith(N, "param:") ? K.findParam(N.substr(6)) : nullptr;
+        return P ? P->Role == ParamRole::Rank
+                 : !(N == "world_size" || startsWith(N, "host:"));
+      };
+      std::set<std::string> Mine;
+      for (const ExprRef &T : Terms)
+        if (T && T->Op != ExprOp::Const && !T->hasOpaque() &&
+            !anyVar(T, PerAgent))
+          Mine.insert(T->str());
+      if (Common)
+        std::erase_if(*Common,
+                      [&](const std::string &S) { return !Mine.count(S); });
+      else
+        Common = std::move(Mine);
+    }
+    return Common ? *Common : std::set<std::string>{};
   }
 
   /// The bytes of rank \p Q's copy that the writes \p Ws may store at world
-  /// size \p W with element count \p N (argument text \p NText), merged;
+  /// size \p W with element count \p N (countBinds() of \p Count), relative
+  /// to the addends \p Dropped, merged;
   /// nullopt when they cannot be enumerated (too many instances, a solver
   /// limit, a launch-dependent set under representative launches).
   static std::optional<std::vector<Interval>>
@@ -435,18 +555,18 @@ private:
           const std::vector<CallSite> &Calls, const std::vector<Access> &Ws,
           std::map<const KernelModel *, std::optional<Analysis>> &Locals,
           std::map<const KernelModel *, Analysis *> &As, unsigned W, int64_t Q,
-          const std::string &NText, int64_t N) {
+          const CountArg &Count, int64_t N,
+          const std::set<std::string> &Dropped) {
     std::vector<Interval> All;
     for (const Access &X : Ws) {
       const CallSite &C = Calls[X.Call];
       Analysis &A = analysis(M, Opts, *C.K, Locals, As);
-      std::map<std::string, int64_t> Bind;
-      for (const LaunchSite::Arg &Arg : C.L->Args)
-        if (Arg.Text == NText && !constOf(Arg.Value))
-          Bind["param:" + Arg.Param] = N;
-      Analysis::Range R = A.range(X.Ev, 1);
+      std::map<std::string, int64_t> Bind = countBinds(C, Count, N);
       // Writes are over-approximated (the safe direction here), so the
-      // term's approximation flag does not matter.
+      // term's approximation flag does not matter; locals with exact values
+      // narrow them (a block's range `Lo = b * per`).
+      ExactValues Exact(A, {}, Dropped);
+      Analysis::Range R = A.range(X.Ev, 1);
       Encoded F = A.exec(X.Ev, 1) && R.Owner == A.Z.int_val(Q);
       std::optional<std::vector<Interval>> Assumed;
       for (LaunchDims L : A.launches()) {
@@ -502,35 +622,53 @@ private:
     std::map<std::tuple<std::string, unsigned, int64_t>,
              std::optional<std::vector<Interval>>>
         Cache;
+    const std::set<std::string> Dropped = commonAddends(Calls, Ws, Rs);
+    // The reads that report() may show, per call: under a case split, any
+    // of them may show it in the cases after the first.
+    std::map<size_t, std::vector<Access>> Reportable;
     for (const Access &Rd : Rs) {
       const CallSite &C = Calls[Rd.Call];
-      std::optional<std::pair<std::string, std::string>> Count = countParam(C);
+      std::optional<CountArg> Count = countParam(C);
       if (!Count)
         continue;
       Analysis &A = analysis(M, Opts, *C.K, Locals, As);
-      if (A.isFlagAccess(Rd.Ev) || !reportable(A, C, Rd, Count->first))
-        continue;
-      for (unsigned W : Sizes) {
-        // A multiple of W and of 16, so that chunk and vector
-        // divisibility that a host may require holds.
-        int64_t N = 16 * int64_t(W);
-        // Owner 0, and at W = 2 both owners (a root-only reader).
-        std::vector<int64_t> Owners = {0};
-        if (W == 2)
-          Owners.push_back(1);
-        for (int64_t Q : Owners) {
-          auto Slot = std::make_tuple(Count->second, W, Q);
-          if (!Cache.count(Slot))
-            Cache[Slot] =
-                written(M, Opts, Calls, Ws, Locals, As, W, Q, Count->second, N);
-          const std::optional<std::vector<Interval>> &Cov = Cache[Slot];
-          if (!Cov)
-            return;
-          if (report(A, C, Rd, Key, *Cov, W, Q, Count->first, N, Ws, Calls,
-                     Out))
-            return;
-        }
+      if (!A.isFlagAccess(Rd.Ev) && reportable(A, C, Rd, *Count, Dropped))
+        Reportable[Rd.Call].push_back(Rd);
+    }
+    for (const auto &[Call, Reads] : Reportable) {
+      const CallSite &C = Calls[Call];
+      Analysis &A = analysis(M, Opts, *C.K, Locals, As);
+      std::vector<ExprRef> Es;
+      for (const Access &Rd : Reads) {
+        std::vector<ExprRef> X = A.eventExprs(Rd.Ev);
+        Es.insert(Es.end(), X.begin(), X.end());
       }
+      std::optional<std::vector<std::string>> Conds =
+          A.unknownConditions(Es, MaxSplit);
+      if (!Conds)
+        continue;
+      ReadSet Set{C, Reads, caseSplit(*Conds), Dropped, *countParam(C)};
+      for (const Access &Rd : Reads)
+        for (unsigned W : Sizes) {
+          // A multiple of W and of 16, so that chunk and vector
+          // divisibility that a host may require holds.
+          int64_t N = 16 * int64_t(W);
+          // Owner 0, and at W = 2 both owners (a root-only reader).
+          std::vector<int64_t> Owners = {0};
+          if (W == 2)
+            Owners.push_back(1);
+          for (int64_t Q : Owners) {
+            auto Slot = std::make_tuple(Set.Count.Text, W, Q);
+            if (!Cache.count(Slot))
+              Cache[Slot] = written(M, Opts, Calls, Ws, Locals, As, W, Q,
+                                    Set.Count, N, Dropped);
+            const std::optional<std::vector<Interval>> &Cov = Cache[Slot];
+            if (!Cov)
+              return;
+            if (report(A, Set, Rd, Key, *Cov, W, Q, N, Ws, Calls, Out))
+              return;
+          }
+        }
     }
   }
 
@@ -543,78 +681,165 @@ private:
                        [](const LaunchDims &L) { return L.FromSite; });
   }
 
-  /// False when report() would decline the read \p Rd whatever the written
-  /// bytes: its range is approximated, or under the first launch report()
-  /// solves for, an expression of the read mentions a parameter other than
-  /// \p NVar that the launch leaves unbound. Such a read needs no
-  /// enumeration of the writes (on c27_moe_combine_peerview.cu that
-  /// enumeration reaches its cap of 512 instances and costs 1.5 s).
-  static bool reportable(Analysis &A, const CallSite &C, const Access &Rd,
-                         const std::string &NVar) {
-    Analysis::Range R = A.range(Rd.Ev, 1);
-    if (A.exec(Rd.Ev, 1).Approx || R.Owner.Approx || R.Lo.Approx || R.Hi.Approx)
-      return false;
-    const bool AnyFromSite = anyFromSite(A);
-    for (LaunchDims L : A.launches()) {
-      if (AnyFromSite && !L.FromSite)
-        continue;
-      L.Bind[NVar] = 0;
-      return !mentionsFreeParam(*C.K, C.K->Events[Rd.Ev], L.Bind);
-    }
-    return true;
-  }
+  /// The reads of one kernel call that report() may show, the cases of
+  /// the split over their unknown conditions (one empty case when there
+  /// are none), the byte-offset addends left out and the call's count.
+  struct ReadSet {
+    const CallSite &C;
+    const std::vector<Access> &Reads;
+    std::vector<std::map<std::string, bool>> Cases;
+    const std::set<std::string> &Dropped;
+    CountArg Count;
+  };
 
-  /// Asks for a read \p Rd of rank \p Q's copy outside \p Cov at world
-  /// size \p W and count \p N; reports it when it holds exactly.
-  bool report(Analysis &A, const CallSite &C, const Access &Rd,
-              const std::string &Key, const std::vector<Interval> &Cov,
-              unsigned W, int64_t Q, const std::string &NVar, int64_t N,
-              const std::vector<Access> &Ws, const std::vector<CallSite> &Calls,
-              std::vector<Finding> &Out) const {
-    Analysis::Range R = A.range(Rd.Ev, 1);
-    z3::expr B = A.var("part004.byte", 1);
-    z3::expr Uncovered = A.Z.bool_val(true);
-    for (const Interval &I : Cov)
-      Uncovered = Uncovered &&
-                  !(B >= A.Z.int_val(I.first) && B < A.Z.int_val(I.second));
-    Encoded F = A.exec(Rd.Ev, 1) && R.Owner == A.Z.int_val(Q) && B >= R.Lo &&
-                B < R.Hi && R.Lo >= 0 && Uncovered;
+  /// A read of rank \p Q's copy outside \p Cov at world size \p W and
+  /// count \p N that holds exactly: agent 1 reads through \p Rd under the
+  /// first case of \p S; under each further case k, agent k + 1, one thread
+  /// with agent 1 (Analysis::oneThread()), reads such a byte through any
+  /// read of \p S. Whichever way the conditions go for that thread, it
+  /// reads a byte that no write covers. nullopt when there is none.
+  static std::optional<Outcome> uncoveredRead(Analysis &A, const ReadSet &S,
+                                              const Access &Rd,
+                                              const std::vector<Interval> &Cov,
+                                              unsigned W, int64_t Q,
+                                              int64_t N) {
+    auto Outside = [&](const z3::expr &B) {
+      z3::expr U = A.Z.bool_val(true);
+      for (const Interval &I : Cov)
+        U = U && !(B >= A.Z.int_val(I.first) && B < A.Z.int_val(I.second));
+      return U;
+    };
+    // The read of \p X by agent \p Ag at byte \p B.
+    auto Reads = [&](const Access &X, int Ag, const z3::expr &B) {
+      Analysis::Range R = A.range(X.Ev, Ag);
+      return A.exec(X.Ev, Ag) && R.Owner == A.Z.int_val(Q) && B >= R.Lo &&
+             B < R.Hi && R.Lo >= 0;
+    };
+    std::vector<size_t> Events;
+    for (const Access &X : S.Reads)
+      Events.push_back(X.Ev);
+    WitnessSpec Wit;
+    Encoded F(A.Z.bool_val(true));
+    {
+      ExactValues Exact(A, S.Cases[0], S.Dropped);
+      Analysis::Range R = A.range(Rd.Ev, 1);
+      z3::expr B = A.var("part004.byte", 1);
+      F = A.exec(Rd.Ev, 1) && R.Owner == A.Z.int_val(Q) && B >= R.Lo &&
+          B < R.Hi && R.Lo >= 0 && Outside(B);
+      Wit = A.agentWitness({1});
+      Wit.push_back({"byte", R.Lo});
+    }
+    for (size_t K = 1; K < S.Cases.size(); ++K) {
+      const int Ag = int(K) + 1;
+      ExactValues Exact(A, S.Cases[K], S.Dropped);
+      z3::expr B = A.var("part004.byte", Ag);
+      Encoded Any(A.Z.bool_val(false));
+      for (const Access &X : S.Reads)
+        Any = Any || Reads(X, Ag, B);
+      F = F && Any && Outside(B) && A.oneThread(1, Ag, Events);
+    }
     if (F.Approx)
-      return false;
-    WitnessSpec Wit = A.agentWitness({1});
-    Wit.push_back({"byte", R.Lo});
+      return std::nullopt;
     const bool AnyFromSite = anyFromSite(A);
     Outcome Found;
     for (LaunchDims L : A.launches()) {
       if (AnyFromSite && !L.FromSite)
         continue;
-      L.Bind[NVar] = N;
-      if (mentionsFreeParam(*C.K, C.K->Events[Rd.Ev], L.Bind))
-        return false;
+      for (const auto &[V, X] : countBinds(S.C, S.Count, N))
+        L.Bind[V] = X;
+      if (mentionsFreeParam(A, Rd.Ev, L, S.Dropped))
+        return std::nullopt;
       Outcome O = A.solve(F, Wit, {W}, &L);
       bool Exact = O.sat() && !O.Approx && O.Unbound.empty();
       // Representative launches stand for an unknown grid: the read must
       // be outside the writes under each of them.
       if (!AnyFromSite && !Exact)
-        return false;
+        return std::nullopt;
       if (Exact && !Found.sat())
         Found = O;
       if (AnyFromSite && Exact)
         break;
     }
     if (!Found.sat())
+      return std::nullopt;
+    return Found;
+  }
+
+  /// False when report() would decline the read \p Rd whatever the written
+  /// bytes: its range is approximated, or under the first launch report()
+  /// solves for, an expression of the read mentions a parameter that
+  /// neither the launch nor the count \p Count fixes (outside the addends
+  /// \p Dropped). Such a read needs no enumeration of the writes (on
+  /// c27_moe_combine_peerview.cu that enumeration reaches its cap of 512
+  /// instances and costs 1.5 s).
+  static bool reportable(Analysis &A, const CallSite &C, const Access &Rd,
+                         const CountArg &Count,
+                         const std::set<std::string> &Dropped) {
+    std::optional<std::vector<std::string>> Conds =
+        A.unknownConditions(A.eventExprs(Rd.Ev), MaxSplit);
+    if (!Conds)
       return false;
-    const Event &E = C.K->Events[Rd.Ev];
+    for (std::map<std::string, bool> &Case : caseSplit(*Conds)) {
+      ExactValues Exact(A, std::move(Case), Dropped);
+      Analysis::Range R = A.range(Rd.Ev, 1);
+      if (A.exec(Rd.Ev, 1).Approx || R.Owner.Approx || R.Lo.Approx ||
+          R.Hi.Approx)
+        return false;
+    }
+    const bool AnyFromSite = anyFromSite(A);
+    for (LaunchDims L : A.launches()) {
+      if (AnyFromSite && !L.FromSite)
+        continue;
+      for (const auto &[V, X] : countBinds(C, Count, 0))
+        L.Bind[V] = X;
+      return !mentionsFreeParam(A, Rd.Ev, L, Dropped);
+    }
+    return true;
+  }
+
+  /// ", whichever way `C` goes for that thread" for the conditions C of
+  /// \p S's case split; empty without one.
+  static std::string splitNote(const ReadSet &S) {
+    if (S.Cases.size() < 2)
+      return {};
+    std::vector<std::string> Cs;
+    for (const auto &[C, V] : S.Cases[0])
+      Cs.push_back("`" + C + "`");
+    return fmt::format(", whichever way {} go{} for that thread",
+                       fmt::join(Cs, " and "), Cs.size() == 1 ? "es" : "");
+  }
+
+  /// Asks for a read \p Rd of rank \p Q's copy outside \p Cov at world
+  /// size \p W and count \p N (uncoveredRead(): with the exact values of
+  /// locals, in every case of a split over the conditions that read locals
+  /// without one, such as a vector path taken only for aligned pointers);
+  /// reports it when it holds exactly.
+  bool report(Analysis &A, const ReadSet &S, const Access &Rd,
+              const std::string &Key, const std::vector<Interval> &Cov,
+              unsigned W, int64_t Q, int64_t N, const std::vector<Access> &Ws,
+              const std::vector<CallSite> &Calls,
+              std::vector<Finding> &Out) const {
+    std::optional<Outcome> O = uncoveredRead(A, S, Rd, Cov, W, Q, N);
+    if (!O)
+      return false;
+    Outcome Found = std::move(*O);
+    const Event &E = S.C.K->Events[Rd.Ev];
+    const std::set<std::string> &Dropped = S.Dropped;
+    const CountArg &Count = S.Count;
     Finding F2 = makeFinding(
-        info().Id, *C.K, E.Loc,
+        info().Id, *S.C.K, E.Loc,
         "rank " + Found.Witness["r1"] + " (block " + Found.Witness["b1"] +
             ", thread " + Found.Witness["t1"] + ") reads the " +
             std::to_string(E.Width) + "-byte element at byte " +
             Found.Witness["byte"] + " of rank " + std::to_string(Q) +
-            "'s copy of " + Key + " (" + E.Addr.Base +
-            "), which no rank writes in any call (W = " + std::to_string(W) +
-            ", " + NVar.substr(6) + " = " + std::to_string(N) +
-            "): the slot read for a sender is not the slot the sender wrote",
+            "'s copy of " + Key + " (" + E.Addr.Base + "), which no rank " +
+            (Dropped.empty()
+                 ? std::string("writes in any call")
+                 : "writes in the same call (offsets relative to " +
+                       fmt::format("{}", fmt::join(Dropped, ", ")) + ")") +
+            " (W = " + std::to_string(W) + ", " + Count.Var.substr(6) + " = " +
+            std::to_string(N) + ")" + splitNote(S) +
+            ": the slot read for a sender is not the slot the sender wrote",
         "make the reader's slot for sender p the slot p writes into (index "
         "the destination by the sender's rank, the source by the peer's)");
     F2.Witness["owner"] = std::to_string(Q);

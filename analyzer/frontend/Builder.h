@@ -153,6 +153,10 @@ struct Frame {
   /// Guards of the enclosing `if` arms of this frame that are if-converted
   /// (Builder::convertibleIf()): assignments under them have exact values.
   size_t ArmGuards = 0;
+  /// LoopStack.size() and Jumps.size() when the frame was entered: a frame
+  /// entered in a loop body runs once per iteration, and its locals are
+  /// fresh in each.
+  size_t LoopBase = 0, JumpBase = 0;
 };
 
 /// State of the condition of a loop being evaluated (spin-wait detection).
@@ -245,15 +249,19 @@ public:
   /// The value of \p VD that stands for "some value it was assigned": the
   /// constant all of its assignments store, else `local:NAME@DECL`.
   ExprRef localUnknown(const clang::VarDecl *VD);
-  /// True if an assignment here runs whenever the current frame reaches it
-  /// (straightLine(): no loop, no switch, not after a jump, no guard of this
-  /// frame other than if-converted arms) and
-  /// \p VD is an integer value local whose address does not escape: its
-  /// value is then exact until the next assignment.
+  /// True if an assignment here runs whenever the current frame or the
+  /// innermost loop body of the frame reaches it (straightLine()) and \p VD
+  /// is an integer value local whose address does not escape and that is
+  /// fresh there: declared in that loop body, or a local of a frame
+  /// entered in a loop (an out-parameter is not). Its value is then exact
+  /// until the next assignment, within one iteration.
   bool exactAssignment(const clang::VarDecl *VD);
-  /// True if the current point runs whenever the frame reaches it, or
-  /// whenever the if-converted arms around it are taken: no other guard of
-  /// this frame, no loop, no switch, not after a jump or return.
+  /// True if the current point runs whenever the innermost loop body of
+  /// the current frame, or the frame itself when no loop of it encloses the
+  /// point, reaches it, or whenever the if-converted arms around it are
+  /// taken: no other guard since that body or frame began, no switch, not
+  /// after a jump (or a conditional break or continue of that loop) or a
+  /// return.
   bool straightLine() const;
   /// True if the integer locals assigned in \p If's arms are if-converted:
   /// the `if` is at a straightLine() point and no arm jumps out.
@@ -273,6 +281,14 @@ public:
   /// value before the loop when exactly known (a LocalDefs name or a
   /// constant), else null (the loop is then no induction loop).
   ExprRef carriedStart(const clang::VarDecl *VD);
+  /// The value of the induction variable \p VD after the counted loop \p F
+  /// (model loop \p L: `i < b` or `i <= b`, ascending, step s): with start
+  /// i0, `i0 < b ? i0 + s * ((b - i0 + s - 1) / s) : i0`. Null when the
+  /// variable does not outlive the loop, the body may assign it or leave
+  /// the loop early (break, goto), or the start, bound or step reads a
+  /// loop variable, a polled or an opaque value.
+  ExprRef exitValue(const clang::ForStmt *F, const clang::VarDecl *VD,
+                    const Loop &L);
   /// After a call that was not inlined: the locals it may assign through
   /// non-const references are unknowns.
   void forgetRefArgs(const clang::CallExpr *CE);
@@ -350,6 +366,10 @@ public:
     /// Negated conditions of conditional break/continue seen so far: later
     /// events of the body execute only when none of them was taken.
     std::vector<ExprRef> Conds;
+    /// The loop statement (null for a switch).
+    const clang::Stmt *Loop = nullptr;
+    /// Frame::ArmGuards when the body was entered.
+    size_t ArmBase = 0;
   };
   std::vector<JumpScope> Jumps; ///< Innermost last.
   int LastLoad = -1;            ///< Index of the last memory read emitted.

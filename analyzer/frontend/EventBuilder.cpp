@@ -373,6 +373,7 @@ namespace {
 struct LoopScope {
   Builder &B;
   unsigned Id;
+  bool Open = true;
   LoopScope(Builder &B, const Stmt *S) : B(B) {
     B.forgetAssignedIn(S);
     Loop L;
@@ -382,9 +383,14 @@ struct LoopScope {
     L.Loc = B.Map.map(S->getBeginLoc());
     B.K.Loops.push_back(L);
     B.LoopStack.push_back(Id);
-    B.Jumps.push_back({B.Guards.size(), false, {}});
+    B.Jumps.push_back({B.Guards.size(), false, {}, S, B.frame().ArmGuards});
   }
-  ~LoopScope() {
+  ~LoopScope() { close(); }
+  /// Leaves the loop before the scope ends (idempotent).
+  void close() {
+    if (!Open)
+      return;
+    Open = false;
     B.LoopStack.pop_back();
     B.Jumps.pop_back();
   }
@@ -566,8 +572,11 @@ void Builder::stmt(const Stmt *S) {
     } else if (F->getInit()) {
       stmt(F->getInit());
     }
+    // The variable's value after the loop (exitValue()), when exact.
+    ExprRef Exit;
     LoopScope LS(*this, S);
     unsigned Id = LS.Id;
+    bool BoundedAbove = false; // `i < b` or `i <= b`, ascending
     if (Sh.Var) {
       LS.loop().InductionVar = Sh.Var->getName().str();
       LS.loop().Init = InitV;
@@ -611,9 +620,11 @@ void Builder::stmt(const Stmt *S) {
         case ExprOp::Lt:
         case ExprOp::Ne:
           L.Bound = Other;
+          BoundedAbove = Op == ExprOp::Lt;
           break;
         case ExprOp::Le:
           L.Bound = mkAdd(Other, Expr::constant(1));
+          BoundedAbove = true;
           break;
         case ExprOp::Gt:
           L.Bound = Other;
@@ -647,9 +658,17 @@ void Builder::stmt(const Stmt *S) {
       frame().Vars[Sh.Var] =
           Val{Expr::var("local:" + Sh.Var->getName().str() + "@" +
                         std::to_string(Map.map(Sh.Var->getLocation()).Line))};
+      if (BoundedAbove && LS.loop().Ascending && C.PolledEvent < 0 && !Inf)
+        Exit = exitValue(F, Sh.Var, LS.loop());
     } else if (F->getInc()) {
       eval(F->getInc());
     }
+    LS.close();
+    // Back at a straight-line point: the exit value is the variable's
+    // exact value (a vector loop's index that the scalar tail continues).
+    if (Exit && exactAssignment(Sh.Var))
+      if (ExprRef D = defineLocal(Sh.Var, Exit, F->getEndLoc()))
+        frame().Vars[Sh.Var].E = D;
     return;
   }
   if (const auto *W = dyn_cast<WhileStmt>(S)) {
@@ -746,7 +765,7 @@ void Builder::stmt(const Stmt *S) {
       stmt(SW->getInit());
     ExprRef C = rv(SW->getCond());
     (void)C;
-    Jumps.push_back({Guards.size(), true, {}});
+    Jumps.push_back({Guards.size(), true, {}, nullptr, frame().ArmGuards});
     stmt(SW->getBody());
     Jumps.pop_back();
     Jumped = false;
@@ -1009,6 +1028,8 @@ Val Builder::callUser(const CallExpr *CE, const FunctionDecl *Callee) {
   F.This = std::move(This);
   F.ThisRecord = std::move(ThisRecord);
   F.GuardBase = Guards.size();
+  F.LoopBase = LoopStack.size();
+  F.JumpBase = Jumps.size();
   for (const OutParam &O : Outs)
     F.OutParams.insert(O.P);
   for (unsigned I = 0; I < NP && I < Args.size(); ++I) {

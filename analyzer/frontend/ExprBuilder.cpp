@@ -422,8 +422,14 @@ ExprRef Builder::localUnknown(const VarDecl *VD) {
 
 bool Builder::straightLine() const {
   const Frame &F = Frames.back();
-  return LoopStack.empty() && Jumps.empty() && !Jumped && !F.Dead &&
-         Guards.size() == F.GuardBase + F.ArmGuards;
+  if (Jumped || F.Dead)
+    return false;
+  if (Jumps.size() == F.JumpBase)
+    return LoopStack.size() == F.LoopBase &&
+           Guards.size() == F.GuardBase + F.ArmGuards;
+  const JumpScope &J = Jumps.back();
+  return J.Loop && J.Conds.empty() &&
+         Guards.size() == J.GuardBase + (F.ArmGuards - J.ArmBase);
 }
 
 bool Builder::convertibleIf(const IfStmt *If) const {
@@ -452,9 +458,21 @@ bool Builder::exactAssignment(const VarDecl *VD) {
   if (EscapedCache[frame().FD].count(VD))
     return false;
   // An out-parameter is copied back at the callee's end: an assignment
-  // after an early return does not always reach the caller.
+  // after an early return does not always reach the caller. In a loop it
+  // is the caller's variable, which is not fresh in each iteration.
+  const Frame &F = frame();
   const auto *P = dyn_cast<ParmVarDecl>(VD);
-  return !(P && frame().OutParams.count(P) && !frame().ReturnConds.empty());
+  if (P && F.OutParams.count(P) &&
+      (!F.ReturnConds.empty() || !LoopStack.empty()))
+    return false;
+  // In a loop of this frame, only a local declared in the innermost body is
+  // fresh in each iteration (one name per definition stands for the value
+  // of every iteration).
+  if (Jumps.size() == F.JumpBase)
+    return true;
+  const Stmt *L = Jumps.back().Loop;
+  return L && Ctx.getSourceManager().isPointWithin(
+                  VD->getLocation(), L->getBeginLoc(), L->getEndLoc());
 }
 
 ExprRef Builder::defineLocal(const VarDecl *VD, const ExprRef &V,
@@ -481,6 +499,31 @@ ExprRef Builder::carriedStart(const VarDecl *VD) {
   if (E->Op == ExprOp::Const || isExactName(E))
     return E;
   return nullptr;
+}
+
+ExprRef Builder::exitValue(const ForStmt *F, const VarDecl *VD, const Loop &L) {
+  if (!L.Init || !L.Bound || !L.Step || isa_and_nonnull<DeclStmt>(F->getInit()))
+    return nullptr;
+  if (assignsTo(F->getBody(), VD, /*Indirect=*/true) ||
+      containsStmt<BreakStmt, GotoStmt, IndirectGotoStmt>(F->getBody()))
+    return nullptr;
+  // No loop variable, polled or opaque value (a local without an exact
+  // value stays the engine's unknown, which makes a query approximate).
+  std::function<bool(const ExprRef &)> Exact = [&](const ExprRef &E) {
+    if (E->Op == ExprOp::Opaque)
+      return false;
+    if (E->Op == ExprOp::Var)
+      return !(E->Name.rfind("loop:", 0) == 0 || E->Name == "polled");
+    return std::all_of(E->Ops.begin(), E->Ops.end(),
+                       [&](const ExprRef &X) { return !X || Exact(X); });
+  };
+  if (!Exact(L.Init) || !Exact(L.Bound) || !Exact(L.Step))
+    return nullptr;
+  const ExprRef &I0 = L.Init, &B = L.Bound, &St = L.Step;
+  ExprRef Trips = Expr::binary(
+      ExprOp::Div, mkSub(mkAdd(mkSub(B, I0), St), Expr::constant(1)), St);
+  return Expr::select(Expr::binary(ExprOp::Lt, I0, B),
+                      mkAdd(I0, mkMul(St, Trips)), I0);
 }
 
 void Builder::forgetAssignedIn(const Stmt *Loop) {

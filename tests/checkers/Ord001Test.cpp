@@ -120,4 +120,33 @@ TEST(Checkers, Ord001WriteOverExactlyKnownLocalsIsAnError) {
   }
 }
 
+// Pointers' alignment, an unknown: the staging write (line 11) runs on the
+// vector path (`(Or & 15) ? 0 : 1`), a tail copy (line 15) on the scalar
+// one. Whichever way the condition goes for the thread, one of them runs
+// before the volatile signal: an Error (a case split). Without the tail,
+// the misaligned case writes nothing: a Warning.
+TEST(Checkers, Ord001WriteOnEitherPathOfAnUnknownConditionIsAnError) {
+  for (bool Tail : {true, false}) {
+    KB K = allreduce({.SigOrder = MemOrder::Volatile});
+    ExprRef Misaligned = Expr::binary(ExprOp::And, v("local:Or@5"), c(15));
+    auto Path = [&](bool Vector) {
+      return ne(Expr::select(Misaligned, c(Vector ? 0 : 1), c(Vector ? 1 : 0)),
+                c(0));
+    };
+    Event Scalar = stagingStore(K);
+    for (Event &E : K.K.Events)
+      if (E.Loc.Line == 11)
+        E.Guard.push_back(Path(true));
+    if (Tail) {
+      Scalar.Loc.Line = 15;
+      Scalar.Guard.push_back(Path(false));
+      insertBefore(K, 21, Scalar);
+    }
+    auto F = runAll(K.module());
+    const Finding *X = find(F, "ORD-001");
+    ASSERT_TRUE(X) << dump(F);
+    EXPECT_EQ(X->Sev, Tail ? Severity::Error : Severity::Warning) << Tail;
+  }
+}
+
 } // namespace

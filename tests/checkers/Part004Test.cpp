@@ -133,6 +133,93 @@ TEST(Checkers, Part004HostWrittenBufferIsNotChecked) {
   EXPECT_TRUE(F.empty()) << dump(F);
 }
 
+/// The push all-to-all of alltoall() in one kernel over a double buffer,
+/// the shape of the candidate `2_allgather_wrong_offset.cu`: every access
+/// adds the half `(Epoch & 1) * Half` (Epoch = call_index + 1, Half an
+/// opaque size, a second element count), and with \p Split the unpack part
+/// reads through a vector path (line 62) when the pointers are aligned
+/// (`(Or & 15) ? 0 : 1`, Or a local without an exact value) and a scalar
+/// one (line 64) otherwise.
+ModuleModel doubleBuffered(ExprRef Slot, bool Split) {
+  ExprRef N = v("param:N");
+  ExprRef Half =
+      Expr::binary(ExprOp::And, v("param:Epoch"), c(1)) * v("param:Half");
+  auto WithHalf = [&](Address A) {
+    A.ByteOffset = Half;
+    return A;
+  };
+  ExprRef Misaligned = Expr::binary(ExprOp::And, v("local:Or@40"), c(15));
+  KB U = viewKernel("pushUnpack");
+  U.param("Half", ParamRole::ElementCount).param("Epoch", ParamRole::Epoch);
+  unsigned I = U.beginLoop(gtid(), N * W(), stride(), "I");
+  ExprRef Pe = U.lv(I) / N, Off = U.lv(I) - Pe * N;
+  U.when(ne(Pe, rank()));
+  U.store(50, WithHalf(addr("V.peers", Pe, Slot * N + Off)), 2);
+  U.end();
+  U.endLoop();
+  unsigned J = U.beginLoop(gtid(), N * W(), stride(), "I");
+  U.when(ne(U.lv(J) / N, rank()));
+  for (bool Vector : {true, false}) {
+    if (Split)
+      U.when(ne(Expr::select(Misaligned, c(Vector ? 0 : 1), c(Vector ? 1 : 0)),
+                c(0)));
+    U.load(Vector ? 62 : 64, WithHalf(addr("V.peers", rank(), U.lv(J))), 2);
+    if (Split)
+      U.end();
+    if (!Split)
+      break;
+  }
+  U.end();
+  U.endLoop();
+  ModuleModel M;
+  M.File = "test.cu";
+  launchAt(M, U.K, 99);
+  LaunchSite &L = U.K.Launches.back();
+  HostOp &H = M.HostOps.back();
+  L.Args.push_back({"Half", Expr::opaque("HB"), "HB"});
+  L.Args.push_back({"Epoch", Expr::opaque("Epoch"), "Epoch"});
+  L.Args.back().Host = v("host:call_index") + c(1);
+  for (LaunchSite::Arg &A : L.Args)
+    if (A.Param == "N")
+      A.Host = v("host:In[0].numel");
+  for (const char *T : {"HB", "Epoch"}) {
+    H.Args.push_back(T);
+    H.ArgBuffers.push_back("");
+  }
+  M.Kernels = {U.K};
+  enrich(M);
+  return M;
+}
+
+TEST(Checkers, Part004DoubleBufferedSlotMismatchOnEitherPath) {
+  // Relative to the half, rank q's slot (q + 1) % W is read and never
+  // written in the same call; on the vector path and on the scalar one.
+  for (bool Split : {false, true}) {
+    auto F = runPart004(doubleBuffered((rank() + c(1)) % W(), Split));
+    EXPECT_EQ(keys(F), (std::set<Key>{{62, "PART-004"}})) << dump(F);
+    const Finding *X = find(F, "PART-004");
+    ASSERT_TRUE(X);
+    EXPECT_EQ(X->Sev, Severity::Error);
+    EXPECT_NE(X->Message.find("in the same call"), std::string::npos)
+        << X->Message;
+    EXPECT_EQ(X->Message.find("whichever way") != std::string::npos, Split)
+        << X->Message;
+    EXPECT_TRUE(runPart004(doubleBuffered(rank(), Split)).empty()) << Split;
+  }
+}
+
+TEST(Checkers, Part004ReadOnOnlyOnePathIsNotReported) {
+  // The senders write the right slots; only the vector path reads one
+  // chunk too far (unwritten bytes), the scalar path reads the right ones.
+  // With the alignment unknown, the wrong read may never run: no finding.
+  ModuleModel M = doubleBuffered(rank(), /*Split=*/true);
+  for (KernelModel &K : M.Kernels)
+    for (Event &E : K.Events)
+      if (E.Loc.Line == 62)
+        E.Addr.Index = E.Addr.Index + v("param:N");
+  EXPECT_TRUE(runPart004(M).empty()) << dump(runPart004(M));
+}
+
 /// Pull all-gather of the candidate `2_allgather_pull_red.cu` shape: the
 /// host copies In[0] into symm[0] (line 79), then `pull` copies y[I] =
 /// peers[Src][I - P*N] with P = I / N (line 45) for I < N * W.

@@ -33,6 +33,24 @@ const KernelModel &kernel(const FrontendResult &R, const std::string &Name) {
   return Empty;
 }
 
+/// The indices of \p K's stores (into \p Base when given), as text.
+std::vector<std::string> storeIndices(const KernelModel &K,
+                                      const std::string &Base = {}) {
+  std::vector<std::string> Got;
+  for (const Event &E : K.Events)
+    if (E.Kind == EventKind::Store && (Base.empty() || E.Addr.Base == Base))
+      Got.push_back(E.Addr.Index->str());
+  return Got;
+}
+
+/// \p K's exact local values (KernelModel::LocalDefs), as text.
+std::map<std::string, std::string> localDefs(const KernelModel &K) {
+  std::map<std::string, std::string> Defs;
+  for (const auto &[Name, V] : K.LocalDefs)
+    Defs[Name] = V->str();
+  return Defs;
+}
+
 std::vector<std::string> summaries(const KernelModel &K) {
   std::vector<std::string> S;
   for (const Event &E : K.Events)
@@ -357,9 +375,7 @@ __global__ void k(float *y, int n) {
   ASSERT_EQ(K.Events.size(), 2u);
   EXPECT_EQ(K.Events[0].Addr.Index->str(), "local:Lo@2:4");
   EXPECT_EQ(K.Events[1].Addr.Index->str(), "local:Hi@2:6");
-  std::map<std::string, std::string> Defs;
-  for (const auto &[Name, V] : K.LocalDefs)
-    Defs[Name] = V->str();
+  std::map<std::string, std::string> Defs = localDefs(K);
   // Lo = 0 and Hi = 0 of the declaration are read by nothing: pruned.
   EXPECT_EQ(Defs, (std::map<std::string, std::string>{
                       {"local:Lo@2:4", "bid.x * ((param:n + 63) / 64)"},
@@ -420,15 +436,10 @@ __global__ void k(float *y, int n) {
 }
 )");
   const KernelModel &K = kernel(R, "k");
-  std::vector<std::string> Got;
-  for (const Event &E : K.Events)
-    if (E.Kind == EventKind::Store)
-      Got.push_back(E.Addr.Index->str());
-  EXPECT_EQ(Got, (std::vector<std::string>{"local:Lo@2:4", "local:A@11:12",
-                                           "local:A@11:13", "local:B@18"}));
-  std::map<std::string, std::string> Defs;
-  for (const auto &[Name, V] : K.LocalDefs)
-    Defs[Name] = V->str();
+  EXPECT_EQ(storeIndices(K),
+            (std::vector<std::string>{"local:Lo@2:4", "local:A@11:12",
+                                      "local:A@11:13", "local:B@18"}));
+  std::map<std::string, std::string> Defs = localDefs(K);
   EXPECT_EQ(
       Defs,
       (std::map<std::string, std::string>{
@@ -444,7 +455,8 @@ __global__ void k(float *y, int n) {
 TEST(FrontendEvents, LoopsContinuingAVariableAndOffsetBounds) {
   // A vector loop unrolled by four (`i + 3 * s < n8`: bound n8 - 3 * s)
   // that starts from the variable's exact value, then a scalar tail that
-  // continues it from an unknown value (no induction loop, as before).
+  // continues it from the first loop's exit value, i0 + s * ceil((b - i0) /
+  // s) when the loop runs (i0 < b), else i0.
   FrontendResult R = build(R"(
 __global__ void k(float *y, int n8) {
   int I = threadIdx.x;
@@ -461,14 +473,83 @@ __global__ void k(float *y, int n8) {
   EXPECT_EQ(K.Loops[0].Init->str(), "local:I@3:3");
   EXPECT_EQ(K.Loops[0].Bound->str(), "param:n8 - (3 * bdim.x)");
   EXPECT_EQ(K.Loops[0].Step->str(), "4 * bdim.x");
-  EXPECT_EQ(K.Loops[1].InductionVar, "");
-  EXPECT_EQ(K.Loops[1].Init, nullptr);
-  ASSERT_EQ(K.LocalDefs.size(), 1u);
-  EXPECT_EQ(K.LocalDefs.at("local:I@3:3")->str(), "tid.x");
-  std::vector<std::string> Got;
-  for (const Event &E : K.Events)
-    Got.push_back(E.Addr.Index->str());
-  EXPECT_EQ(Got, (std::vector<std::string>{"loop:0", "local:I@3"}));
+  EXPECT_EQ(K.Loops[1].InductionVar, "I");
+  ASSERT_TRUE(K.Loops[1].Init && K.Loops[1].Bound && K.Loops[1].Step);
+  EXPECT_EQ(K.Loops[1].Init->str(), "local:I@3:5");
+  EXPECT_EQ(K.Loops[1].Bound->str(), "param:n8");
+  EXPECT_EQ(localDefs(K),
+            (std::map<std::string, std::string>{
+                {"local:I@3:3", "tid.x"},
+                {"local:I@3:5",
+                 "(local:I@3:3 < (param:n8 - (3 * bdim.x))) ? (local:I@3:3 + "
+                 "((4 * bdim.x) * (((((param:n8 - (3 * bdim.x)) - "
+                 "local:I@3:3) + (4 * bdim.x)) - 1) / (4 * bdim.x)))) : "
+                 "local:I@3:3"}}));
+  EXPECT_EQ(storeIndices(K), (std::vector<std::string>{"loop:0", "loop:1"}));
+}
+
+TEST(FrontendEvents, NoExitValueAfterABreakOrWhenTheBodyAssignsTheVariable) {
+  // The exit value needs a loop that only its condition leaves and only its
+  // increment advances.
+  FrontendResult R = build(R"(
+__global__ void k(float *y, int n) {
+  int I = threadIdx.x;
+  for (; I < n; I += blockDim.x) {
+    if (y[I] > 0)
+      break;
+  }
+  y[I] = 1;
+  int J = threadIdx.x;
+  for (; J < n; J += blockDim.x)
+    J += 1;
+  y[J] = 2;
+}
+)");
+  const KernelModel &K = kernel(R, "k");
+  EXPECT_EQ(storeIndices(K),
+            (std::vector<std::string>{"local:I@3", "local:J@9"}));
+}
+
+TEST(FrontendEvents, LocalsFreshInEachIterationHaveExactValues) {
+  // A local declared in a loop body, or a local of a function inlined
+  // there, is fresh in each iteration: its assignments have exact values
+  // (the helper's vector loop continues into its tail). A local declared
+  // before the loop and assigned in it has none, nor has an
+  // out-parameter of a helper called in a loop.
+  FrontendResult R = build(R"(
+__device__ void move(float *o, int n) {
+  int I = threadIdx.x;
+  for (; I < n; I += blockDim.x)
+    o[I] = 1;
+}
+__device__ void range(int n, int &Lo) { Lo = blockIdx.x * 8; }
+__global__ void k(float *y, int n, int w) {
+  for (int s = 0; s < w; ++s)
+    move(y + s * n, n);
+  int A = 0;
+  for (int s = 0; s < w; ++s) {
+    int B = 0;
+    B = s * 2;
+    A = s;
+    y[B] = 2;
+    y[A] = 3;
+    int Lo = 0;
+    range(n, Lo);
+    y[Lo] = 4;
+  }
+}
+)");
+  const KernelModel &K = kernel(R, "k");
+  EXPECT_EQ(storeIndices(K), (std::vector<std::string>{
+                                 "(loop:0 * param:n) + loop:1", "local:B@13:14",
+                                 "local:A@11", "local:Lo@18"}));
+  ASSERT_GE(K.Loops.size(), 2u);
+  EXPECT_EQ(K.Loops[1].InductionVar, "I");
+  ASSERT_TRUE(K.Loops[1].Init);
+  EXPECT_EQ(K.Loops[1].Init->str(), "local:I@3:3");
+  EXPECT_EQ(localDefs(K),
+            (std::map<std::string, std::string>{
+                {"local:I@3:3", "tid.x"}, {"local:B@13:14", "loop:2 * 2"}}));
 }
 
 TEST(FrontendEvents, LocalsAssignedUnderAGuardOrInALoopHaveNoExactValue) {
@@ -504,13 +585,10 @@ __global__ void k(float *y, int n) {
 }
 )");
   const KernelModel &K = kernel(R, "k");
-  std::vector<std::string> Got;
-  for (const Event &E : K.Events)
-    if (E.Kind == EventKind::Store && E.Addr.Base == "y")
-      Got.push_back(E.Addr.Index->str());
-  EXPECT_EQ(Got, (std::vector<std::string>{"local:A@5:6", "local:A@5",
-                                           "local:B@11", "local:C@17",
-                                           "local:D@21", "local:E@25"}));
+  EXPECT_EQ(
+      storeIndices(K, "y"),
+      (std::vector<std::string>{"local:A@5:6", "local:A@5", "local:B@11",
+                                "local:C@17", "local:D@21", "local:E@25"}));
   ASSERT_EQ(K.LocalDefs.size(), 1u);
   EXPECT_EQ(K.LocalDefs.begin()->second->str(), "param:n * 2");
 }
