@@ -131,6 +131,8 @@ void specializeLaunchShape(KernelModel &K) {
     FixAddr(E.Addr);
     E.Value = fixVars(E.Value, Fixed);
     E.ExitCond = fixVars(E.ExitCond, Fixed);
+    E.BarrierId = fixVars(E.BarrierId, Fixed);
+    E.BarrierThreads = fixVars(E.BarrierThreads, Fixed);
     for (ExprRef &G : E.Guard)
       G = fixVars(G, Fixed);
     if (E.CopyOf) {

@@ -112,6 +112,13 @@ TEST(Enrich, OneDimensionalLaunchesFixTheYAndZCoordinates) {
     E.Guard = {eq(v("tid.y"), c(0))};
     E.Loops = {0};
     K.Events.push_back(E);
+    // A named barrier over every thread of the block (`bar.sync 1,
+    // blockDim.x * blockDim.y`).
+    Event B;
+    B.Kind = EventKind::Barrier;
+    B.BarrierId = c(1);
+    B.BarrierThreads = v("bdim.x") * v("bdim.y");
+    K.Events.push_back(B);
     K.Launches = std::move(Ls);
     enrichKernel(K);
     return K;
@@ -127,6 +134,7 @@ TEST(Enrich, OneDimensionalLaunchesFixTheYAndZCoordinates) {
   EXPECT_EQ(K.Loops[0].Step->str(), "bdim.x");
   EXPECT_EQ(K.Events[0].Addr.Index->str(), "bid.x + loop:0");
   EXPECT_EQ(K.Events[0].Guard[0]->str(), "1");
+  EXPECT_EQ(K.Events[1].BarrierThreads->str(), "bdim.x");
 
   // A two-dimensional block at one launch keeps the block's y and z; the
   // grid is still one-dimensional.
