@@ -626,14 +626,17 @@ private:
     // The reads that report() may show, per call: under a case split, any
     // of them may show it in the cases after the first.
     std::map<size_t, std::vector<Access>> Reportable;
+    std::map<size_t, CountArg> Counts;
     for (const Access &Rd : Rs) {
       const CallSite &C = Calls[Rd.Call];
       std::optional<CountArg> Count = countParam(C);
       if (!Count)
         continue;
       Analysis &A = analysis(M, Opts, *C.K, Locals, As);
-      if (!A.isFlagAccess(Rd.Ev) && reportable(A, C, Rd, *Count, Dropped))
+      if (!A.isFlagAccess(Rd.Ev) && reportable(A, C, Rd, *Count, Dropped)) {
         Reportable[Rd.Call].push_back(Rd);
+        Counts.emplace(Rd.Call, *Count);
+      }
     }
     for (const auto &[Call, Reads] : Reportable) {
       const CallSite &C = Calls[Call];
@@ -647,7 +650,7 @@ private:
           A.unknownConditions(Es, MaxSplit);
       if (!Conds)
         continue;
-      ReadSet Set{C, Reads, caseSplit(*Conds), Dropped, *countParam(C)};
+      ReadSet Set{C, Reads, caseSplit(*Conds), Dropped, Counts.at(Call)};
       for (const Access &Rd : Reads)
         for (unsigned W : Sizes) {
           // A multiple of W and of 16, so that chunk and vector
@@ -710,8 +713,13 @@ private:
       return U;
     };
     // The read of \p X by agent \p Ag at byte \p B.
-    auto Reads = [&](const Access &X, int Ag, const z3::expr &B) {
+    // Agent \p Ag reads byte \p B of rank Q's copy through \p X; \p Lo, when
+    // given, receives the read's first byte.
+    auto Reads = [&](const Access &X, int Ag, const z3::expr &B,
+                     Encoded *Lo = nullptr) {
       Analysis::Range R = A.range(X.Ev, Ag);
+      if (Lo)
+        *Lo = R.Lo;
       return A.exec(X.Ev, Ag) && R.Owner == A.Z.int_val(Q) && B >= R.Lo &&
              B < R.Hi && R.Lo >= 0;
     };
@@ -722,12 +730,11 @@ private:
     Encoded F(A.Z.bool_val(true));
     {
       ExactValues Exact(A, S.Cases[0], S.Dropped);
-      Analysis::Range R = A.range(Rd.Ev, 1);
       z3::expr B = A.var("part004.byte", 1);
-      F = A.exec(Rd.Ev, 1) && R.Owner == A.Z.int_val(Q) && B >= R.Lo &&
-          B < R.Hi && R.Lo >= 0 && Outside(B);
+      Encoded Lo(A.Z.int_val(0));
+      F = Reads(Rd, 1, B, &Lo) && Outside(B);
       Wit = A.agentWitness({1});
-      Wit.push_back({"byte", R.Lo});
+      Wit.push_back({"byte", Lo});
     }
     for (size_t K = 1; K < S.Cases.size(); ++K) {
       const int Ag = int(K) + 1;
